@@ -3,8 +3,10 @@ package httpedge
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -40,16 +42,24 @@ type reqCtx struct {
 	// checks (an API key's record, a list's first page) wait for one etcd round, not
 	// one each (persistence.CatchUp).
 	caught persistence.CatchUp
+	// audit is the entry of the request's change, once its checks passed (kit.AuditKey):
+	// a field, not a context.WithValue on every audited request.
+	audit atomic.Pointer[kit.AuditEntry]
 }
 
 // Deadline implements context.Context.
 func (c *reqCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
-// Value implements context.Context: a request's context carries one value itself, its
-// persistence.CatchUp (context.WithValue on top of it adds others).
+// Value implements context.Context: a request's context carries two values itself, its
+// persistence.CatchUp and its audit entry (context.WithValue on top of it adds others).
 func (c *reqCtx) Value(key any) any {
-	if key == persistence.CatchUpKey {
+	switch key {
+	case persistence.CatchUpKey:
 		return &c.caught
+	case kit.AuditKey{}:
+		if e := c.audit.Load(); e != nil {
+			return e
+		}
 	}
 	return nil
 }

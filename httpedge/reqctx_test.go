@@ -15,6 +15,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors"
 	"github.com/vmplane/vmplane/actors/auth"
+	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/httpedge/api"
 	"github.com/vmplane/vmplane/httpedge/token"
 	"github.com/vmplane/vmplane/persistence"
@@ -242,5 +243,30 @@ func TestReqCtxCatchUp(t *testing.T) {
 	}
 	if ca != a.Value(persistence.CatchUpKey) {
 		t.Fatal("a request's CatchUp changes between calls")
+	}
+}
+
+// TestReqCtxCarriesTheAuditEntry: the entry the edge stores in a request's context is
+// what kit.AuditOf finds, through the contexts derived from it; none before it is
+// stored, and another request's context does not see it.
+func TestReqCtxCarriesTheAuditEntry(t *testing.T) {
+	var dl deadlines
+	a, b := newReqCtx(&dl, time.Now().Add(time.Hour)), newReqCtx(&dl, time.Now().Add(time.Hour))
+	if e := kit.AuditOf(a); e != nil {
+		t.Fatalf("an entry before one was stored: %+v", e)
+	}
+	entry := &kit.AuditEntry{Action: "POST /api/client/firewall/rules"}
+	a.audit.Store(entry)
+	derived, cancel := context.WithCancel(context.WithoutCancel(a))
+	defer cancel()
+	if kit.AuditOf(a) != entry || kit.AuditOf(derived) != entry {
+		t.Fatal("the stored entry is not what AuditOf finds")
+	}
+	if kit.AuditOf(b) != nil {
+		t.Fatal("another request's context sees the entry")
+	}
+	other := &kit.AuditEntry{Action: "DELETE /x"}
+	if kit.AuditOf(kit.WithAudit(a, other)) != other {
+		t.Fatal("WithAudit on top of a request's context does not win")
 	}
 }

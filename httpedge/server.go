@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
@@ -336,11 +337,17 @@ const uvRequest = "vmplane.request"
 // request is what the edge keeps of a request while handle serves it, in one user
 // value (fasthttp finds a user value by comparing keys, and stores a string as an
 // allocated interface): its context, its id and the metrics of the route that took it.
+//
+// It holds what the request's route needs of it too, so that one allocation serves
+// the whole request: the bytes of its id (id is a string over them, never changed
+// once made, and kept alive by whoever holds the string) and the handler's Call.
 type request struct {
 	ctx   reqCtx
 	id    string
 	route *routeMetrics
 	conn  *connState // nil: a connection the server did not accept (tests)
+	idBuf [maxRequestIDLen]byte
+	call  api.Call
 }
 
 // current is the request handle is serving on rc (nil outside handle: a parse error's
@@ -382,9 +389,10 @@ func (s *Server) handle(rc *fasthttp.RequestCtx) {
 			}
 		}()
 	}
-	id := s.assignRequestID(rc)
 	// Not context.WithTimeout: its timer per request was a fifth of handle's time.
-	req := &request{ctx: reqCtx{deadline: start.Add(s.timeout), dl: &s.deadlines}, id: id, route: s.unmatched, conn: conn}
+	req := &request{ctx: reqCtx{deadline: start.Add(s.timeout), dl: &s.deadlines}, route: s.unmatched, conn: conn}
+	req.id = s.assignRequestIDIn(rc, &req.idBuf)
+	id := req.id
 	rc.SetUserValue(uvRequest, req)
 	defer func() {
 		if r := recover(); r != nil {
@@ -469,7 +477,7 @@ var (
 // assignRequestID echoes a sane client-sent X-Request-Id or makes one, and sets it on
 // the answer.
 func (s *Server) assignRequestID(rc *fasthttp.RequestCtx) string {
-	if h := rc.Request.Header.PeekBytes(headerRequestID); len(h) > 0 && len(h) <= 128 && printable(h) {
+	if h := rc.Request.Header.PeekBytes(headerRequestID); len(h) > 0 && len(h) <= maxRequestIDLen && printable(h) {
 		rc.Response.Header.SetCanonical(headerRequestID, h)
 		return string(h)
 	}
@@ -479,6 +487,25 @@ func (s *Server) assignRequestID(rc *fasthttp.RequestCtx) string {
 	id := s.appendRequestID(buf[:0])
 	rc.Response.Header.SetCanonical(headerRequestID, id)
 	return string(id)
+}
+
+// maxRequestIDLen is the longest X-Request-Id a client may choose.
+const maxRequestIDLen = 128
+
+// assignRequestIDIn is assignRequestID with the id's bytes in buf, which its string
+// shares: buf must not change afterwards (request.idBuf, written once).
+func (s *Server) assignRequestIDIn(rc *fasthttp.RequestCtx, buf *[maxRequestIDLen]byte) string {
+	id := buf[:0]
+	if h := rc.Request.Header.PeekBytes(headerRequestID); len(h) > 0 && len(h) <= maxRequestIDLen && printable(h) {
+		id = append(id, h...)
+	} else {
+		id = s.appendRequestID(id)
+	}
+	rc.Response.Header.SetCanonical(headerRequestID, id)
+	if len(id) > len(buf) || len(id) == 0 || &id[0] != &buf[0] {
+		return string(id) // grew past buf (not with the server's own ids): its own copy
+	}
+	return unsafe.String(&buf[0], len(id))
 }
 
 // newRequestID makes a request id.
@@ -720,7 +747,11 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 			return
 		}
 		if entry != nil {
-			ctx = kit.WithAudit(ctx, entry)
+			if r := current(rc); r != nil && ctx == context.Context(&r.ctx) {
+				r.ctx.audit.Store(entry) // kit.AuditOf finds it without a WithValue
+			} else {
+				ctx = kit.WithAudit(ctx, entry)
+			}
 		}
 		if rt.Stream {
 			// An upload lasts as long as its body takes to arrive: the handler bounds it.
@@ -740,8 +771,15 @@ func (s *Server) serveRoute(rt *api.Route) fasthttp.RequestHandler {
 				}
 			}()
 		}
-		c := api.NewCall(api.Request{Context: ctx, RC: rc, Route: rt, RequestID: id, Principal: principal,
-			Log: s.log, Peer: peer{s}})
+		call := api.Request{Context: ctx, RC: rc, Route: rt, RequestID: id, Principal: principal,
+			Log: s.log, Peer: peer{s}}
+		var c *api.Call
+		if r := current(rc); r != nil {
+			c = &r.call // in the request's one allocation
+			c.Init(call)
+		} else {
+			c = api.NewCall(call)
+		}
 		res, err := rt.Handler(c)
 		if err != nil {
 			s.writeError(rc, id, err)

@@ -2,7 +2,7 @@ package hypervisor
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -135,7 +135,7 @@ func portsError(s string) string {
 	if len(s) > 256 {
 		return "must be a port, a range such as 80:85, or a list such as 80,443"
 	}
-	for _, part := range strings.Split(s, ",") {
+	for part := range strings.SplitSeq(s, ",") { // not Split: no slice on every rule write
 		lo, hi, isRange := strings.Cut(part, ":")
 		a, err := strconv.Atoi(lo)
 		if err != nil || a < 1 || a > 65535 {
@@ -154,17 +154,89 @@ func portsError(s string) string {
 	return ""
 }
 
-// addressVersion is 4 or 6 for an address or CIDR, 0 for anything else.
+// addressVersion is 4 or 6 for an address or CIDR, 0 for anything else: what
+// net.ParseIP, then net.ParseCIDR, and To4 answered, on net/netip (no allocation on
+// every rule write; TestAddressesAsNetDid holds the two to each other).
 func addressVersion(s string) int {
-	ip := net.ParseIP(s)
-	if ip == nil {
+	var a netip.Addr
+	if strings.IndexByte(s, '/') < 0 {
+		// Without a slash s is an address or nothing (net.ParseCIDR needs one); with
+		// one, it is no address (ParseAddr refuses a slash, or takes it into a zone
+		// that net refused), and ParseAddr's error would be an allocation.
 		var err error
-		if ip, _, err = net.ParseCIDR(s); err != nil {
+		if a, err = netip.ParseAddr(s); err != nil || a.Zone() != "" {
+			return 0
+		}
+	} else {
+		var ok bool
+		if a, _, ok = parseCIDR(s); !ok {
 			return 0
 		}
 	}
-	if ip.To4() != nil {
+	if a.Is4() || a.Is4In6() {
 		return 4
 	}
 	return 6
+}
+
+// CanonicalCIDR accepts a CIDR or a bare address (a /32 or /128) and returns the
+// network in canonical form, host bits cleared: an IPv4-mapped IPv6 address is
+// written as IPv4, as net.IP's String did. It is what net.ParseIP, net.ParseCIDR and
+// net.IPNet's String made of it, on net/netip with one allocation (the string).
+func CanonicalCIDR(s string) (string, bool) {
+	var buf [64]byte
+	if strings.IndexByte(s, '/') < 0 {
+		// As in addressVersion: without a slash, an address or nothing.
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return "", false
+		}
+		a = a.Unmap()
+		bits := 128
+		if a.Is4() {
+			bits = 32
+		}
+		return string(strconv.AppendInt(append(a.AppendTo(buf[:0]), '/'), int64(bits), 10)), true
+	}
+	a, bits, ok := parseCIDR(s)
+	if !ok {
+		return "", false
+	}
+	p, err := a.Prefix(bits)
+	if err != nil {
+		return "", false
+	}
+	m := p.Addr()
+	if m.Is4In6() {
+		// Only a mask of 96 bits or more keeps the ::ffff: of a mapped address, and
+		// net printed what is left as IPv4 with the mask's last 32 bits.
+		m, bits = m.Unmap(), bits-96
+	}
+	return string(strconv.AppendInt(append(m.AppendTo(buf[:0]), '/'), int64(bits), 10)), true
+}
+
+// parseCIDR is net.ParseCIDR's grammar on net/netip: an address without a zone, a
+// slash, and a prefix length of decimal digits (leading zeros allowed, as net's dtoi
+// allows them; netip.ParsePrefix refuses them) no longer than the address.
+func parseCIDR(s string) (netip.Addr, int, bool) {
+	addr, mask, found := strings.Cut(s, "/")
+	if !found {
+		return netip.Addr{}, 0, false
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil || a.Zone() != "" || mask == "" {
+		return netip.Addr{}, 0, false
+	}
+	n := 0
+	for i := 0; i < len(mask); i++ {
+		c := mask[i]
+		if c < '0' || c > '9' {
+			return netip.Addr{}, 0, false
+		}
+		n = n*10 + int(c-'0')
+		if n > a.BitLen() {
+			return netip.Addr{}, 0, false
+		}
+	}
+	return a, n, true
 }

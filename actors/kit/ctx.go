@@ -23,6 +23,9 @@ type Ctx struct {
 	id string
 	// audit is the audit entry of the request being handled (Audit), or nil.
 	audit *AuditEntry
+	// box is the reply box the request being handled came with (Envelope.box), or nil:
+	// its answer goes there directly.
+	box *replyBox
 }
 
 // Answers reports whether someone waits for an answer to the current message: a
@@ -33,6 +36,10 @@ func (c *Ctx) Answers() bool { return c.actx.Sender() != nil }
 // does nothing then.
 func (c *Ctx) Respond(v any) {
 	if to := c.actx.Sender(); to != nil {
+		if c.box != nil {
+			c.box.SendUserMessage(to, v)
+			return
+		}
 		c.actx.Send(to, v)
 	}
 }
@@ -45,7 +52,7 @@ func (c *Ctx) Fail(err error) { c.Respond(apierr.From(err)) }
 // returned, from any goroutine (a write answered by the store's writer, a sync that
 // runs for minutes). Its zero value, and the handle of a told message, answer nobody.
 func (c *Ctx) Later() Reply {
-	return Reply{root: c.actx.ActorSystem().Root, to: c.actx.Sender()}
+	return Reply{root: c.actx.ActorSystem().Root, to: c.actx.Sender(), box: c.box}
 }
 
 // Passivate asks the entity's kind to stop the entity once it has handled what it was
@@ -62,6 +69,7 @@ func (c *Ctx) Passivate(absent bool) {
 type Reply struct {
 	root *actor.RootContext
 	to   *actor.PID
+	box  *replyBox // the ask's reply box, answered directly (Envelope.box); nil: through to
 }
 
 // Answers reports whether someone waits for this answer (false for a told message).
@@ -70,6 +78,10 @@ func (r Reply) Answers() bool { return r.to != nil }
 // Respond answers the request with v; for a told message it does nothing.
 func (r Reply) Respond(v any) {
 	if r.to != nil {
+		if r.box != nil {
+			r.box.SendUserMessage(r.to, v)
+			return
+		}
 		r.root.Send(r.to, v)
 	}
 }

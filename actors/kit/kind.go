@@ -56,6 +56,11 @@ type Envelope struct {
 	Msg any
 	// Audit is the audit entry of the request Msg makes, if any (Ctx.Audit).
 	Audit *AuditEntry
+	// box is the reply box of the ask that sent it (askLocal), which the entity
+	// answers directly (Ctx.Respond, Reply.Respond): no lookup of the sender in the
+	// process registry, and no allocation for it, on every answer. The box still takes
+	// only the reply addressed to the request it waits for.
+	box *replyBox
 }
 
 // sweepIdle asks a supervisor to passivate the entities idle for longer than its idle
@@ -162,9 +167,11 @@ func (sv *supervisor) Receive(ctx actor.Context) {
 		// In a cluster, an envelope that did not come through the placement (a timer's)
 		// is for an entity this member holds: claims stick until the member's lease
 		// ends, and a member whose lease ended is fenced and exits.
-		msg := m.Msg
-		if m.Audit != nil {
-			msg = &audited{msg: m.Msg, entry: m.Audit}
+		// The envelope itself goes on when the entity needs more than its message (its
+		// audit entry, its reply box): entityActor.handleSafely unpacks it.
+		var msg any = m
+		if m.Audit == nil && m.box == nil {
+			msg = m.Msg
 		}
 		if q, ok := sv.stopping[m.ID]; ok {
 			sv.stopping[m.ID] = append(q, stashed{msg, ctx.Sender()})
@@ -346,12 +353,12 @@ func (a *entityActor) handleSafely(ctx actor.Context) {
 	}()
 	a.ctx.actx = ctx
 	msg := ctx.Message()
-	a.ctx.audit = nil
-	if m, ok := msg.(*audited); ok {
-		msg, a.ctx.audit = m.msg, m.entry
+	a.ctx.audit, a.ctx.box = nil, nil
+	if m, ok := msg.(*Envelope); ok {
+		msg, a.ctx.audit, a.ctx.box = m.Msg, m.Audit, m.box
 	}
 	a.e.Handle(&a.ctx, msg)
-	a.ctx.audit = nil
+	a.ctx.audit, a.ctx.box = nil, nil
 }
 
 // Ref is the address of the kind's supervisor: messages sent to it directly, rather

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,5 +103,76 @@ func TestAskTimesOutWithItsContext(t *testing.T) {
 		if !errors.Is(err, apierr.ErrTimeout) || done == nil {
 			t.Fatalf("request %d: got %v with the context not done (%v); want a timeout once it is", i, err, done)
 		}
+	}
+}
+
+// echoEntity is echo as an entity: Ask reaches it through its kind's supervisor, and
+// it answers the ask's reply box directly (Envelope.box). It records whether the box
+// came with each request.
+type echoEntity struct {
+	release chan struct{}
+	boxed   *atomic.Int64
+}
+
+func (e *echoEntity) Load() error { return nil }
+
+func (e *echoEntity) Handle(ctx *Ctx, m any) {
+	msg, ok := m.(string)
+	if !ok {
+		return
+	}
+	if ctx.box != nil {
+		e.boxed.Add(1)
+	}
+	switch msg {
+	case "twice":
+		ctx.Respond("first")
+		ctx.Respond("second")
+	case "late":
+		reply := ctx.Later()
+		go func() {
+			<-e.release
+			reply.Respond("late answer")
+			reply.Respond("late answer, again")
+		}()
+	default:
+		ctx.Respond(msg)
+	}
+}
+
+// TestEntityAnswersItsBoxDirectly: an entity's answer goes straight to the ask's reply
+// box, and a duplicate or late answer (after the box was given up, while the next
+// requests reuse other boxes) never reaches another request, with or without an
+// audit entry riding along.
+func TestEntityAnswersItsBoxDirectly(t *testing.T) {
+	s := newTestSystem(t)
+	release := make(chan struct{})
+	boxed := new(atomic.Int64)
+	k := s.StartKind("echoes", 0, func(string) Entity { return &echoEntity{release: release, boxed: boxed} }, nil)
+	ctx := context.Background()
+
+	if got, err := Ask[string](ctx, k, "e", "twice"); err != nil || got != "first" {
+		t.Fatalf("got %q, %v; want the first answer", got, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := Ask[string](short, k, "e", "late"); !errors.Is(err, apierr.ErrTimeout) {
+		t.Fatalf("got %v; want a timeout", err)
+	}
+	close(release) // the late answers now arrive, while later requests run
+	audited := WithAudit(ctx, &AuditEntry{Action: "POST /x"})
+	for i := range 200 {
+		want := "req-" + string(rune('a'+i%26))
+		c := ctx
+		if i%2 == 1 {
+			c = audited
+		}
+		got, err := Ask[string](c, k, "e", want)
+		if err != nil || got != want {
+			t.Fatalf("request %d: got %q, %v; want %q (a reply of another request?)", i, got, err, want)
+		}
+	}
+	if n := boxed.Load(); n != 202 {
+		t.Fatalf("%d of 202 requests came with their reply box", n)
 	}
 }

@@ -177,6 +177,9 @@ func askLocal(ctx context.Context, rt *Runtime, pid *actor.PID, msg any) (any, e
 		timeout = 0 // ctx's deadline bounds the wait (replyBoxes.wait)
 	}
 	box := rt.replies.get()
+	if env, ok := msg.(*Envelope); ok {
+		env.box = box // the entity answers the box directly (Envelope.box)
+	}
 	rt.replies.request(box, pid, msg)
 	res, ok := rt.replies.wait(ctx, box, timeout)
 	if !ok {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -569,7 +568,7 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		if *a == nil {
 			continue
 		}
-		if norm, ok := normalizeCIDR(**a); ok {
+		if norm, ok := hypervisor.CanonicalCIDR(**a); ok {
 			*a = &norm
 		}
 	}
@@ -594,22 +593,6 @@ func (e *tenantEntity) applyRule(r *FirewallRule, in RuleInput) error {
 		return apierr.Invalid(f...)
 	}
 	return nil
-}
-
-// normalizeCIDR accepts a CIDR or a bare address (a /32 or /128) and returns the
-// network in canonical form.
-func normalizeCIDR(s string) (string, bool) {
-	if ip := net.ParseIP(s); ip != nil {
-		if ip.To4() != nil {
-			return ip.String() + "/32", true
-		}
-		return ip.String() + "/128", true
-	}
-	_, n, err := net.ParseCIDR(s)
-	if err != nil {
-		return "", false
-	}
-	return n.String(), true
 }
 
 // pushState coalesces pushes: while one runs, changes only mark machines dirty, and the

@@ -70,6 +70,20 @@ func (c *Call) Nulls() map[string]bool {
 	return b.Nulls()
 }
 
+// Null reports whether the body's top-level member key is JSON null, as Nulls()[key]
+// would, without making the map: a handler that asks of a few fields (a rule's) spares
+// an allocation on every request.
+func (c *Call) Null(key string) bool {
+	if len(c.rc.PostBody()) == 0 {
+		return false
+	}
+	b, err := c.parsedBody()
+	if err != nil {
+		return false
+	}
+	return b.Null(key)
+}
+
 // jsonMediaTypes are the media types a JSON body may be sent as; PATCH also takes a
 // merge patch's own type.
 var (
@@ -104,7 +118,15 @@ func (rt *Route) checkMediaType(rc *fasthttp.RequestCtx) error {
 	case rt.Patch:
 		allowed = patchMediaTypes
 	}
-	ct := string(rc.Request.Header.ContentType())
+	raw := rc.Request.Header.ContentType()
+	// The usual header is exactly an allowed type ("application/json"): what
+	// ParseMediaType would accept, without its string, its map and its lower-casing.
+	for _, a := range allowed {
+		if string(raw) == a {
+			return nil
+		}
+	}
+	ct := string(raw)
 	mt, params, err := mime.ParseMediaType(ct)
 	if err == nil && slices.Contains(allowed, mt) {
 		if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {

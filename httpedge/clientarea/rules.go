@@ -29,13 +29,12 @@ func DecodeRule(c *api.Call) (tenants.RuleInput, error) {
 	}
 	in := tenants.RuleInput{MachineID: b.MachineID, Direction: b.Direction, Action: b.Action, Protocol: b.Protocol,
 		Port: b.Port, Source: b.Source, Destination: b.Destination, Enabled: b.Enabled, Position: b.Position, Comment: b.Comment}
-	nulls := c.Nulls()
 	for _, f := range []string{"machine_id", "port", "source", "destination"} {
-		if nulls[f] {
+		if c.Null(f) {
 			in.Clear = append(in.Clear, f)
 		}
 	}
-	if nulls["comment"] {
+	if c.Null("comment") {
 		// A rule without a comment has the empty one.
 		empty := ""
 		in.Comment = &empty

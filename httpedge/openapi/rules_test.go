@@ -246,3 +246,61 @@ func TestSmallAndLargeBodiesDecodeAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestNullIsNullsWithoutTheMap: Body.Null answers as Nulls()[key] does, a key given
+// twice by its last value, for every key of a set of bodies.
+func TestNullIsNullsWithoutTheMap(t *testing.T) {
+	bodies := []string{
+		`{"port":null,"source":"10.0.0.1","comment":null}`,
+		`{"port":null,"port":"80"}`,
+		`{"port":"80","port":null}`,
+		`{"Port":null}`,
+		`{"port":{"x":null}}`,
+		`[null]`,
+		`null`,
+		`{"port":null} {"source":null}`,
+		`{}`,
+	}
+	for _, body := range bodies {
+		b, err := ParseBody([]byte(body))
+		if err != nil {
+			continue // not a body a route would parse
+		}
+		nulls := b.Nulls()
+		for _, key := range []string{"port", "Port", "source", "comment", "x", "machine_id"} {
+			if got, want := b.Null(key), nulls[key]; got != want {
+				t.Errorf("%s: Null(%q) = %v; Nulls says %v", body, key, got, want)
+			}
+		}
+	}
+}
+
+// TestOptionalStringsShareNoValue: the *string fields of a decode point into one
+// backing array (decoder.newString), each to its own element, past the eight of one
+// array too, as encoding/json's separate allocations did.
+func TestOptionalStringsShareNoValue(t *testing.T) {
+	type many struct {
+		A, B, C, D, E, F, G, H, I, J *string
+	}
+	raw := []byte(`{"A":"a","B":"b","C":"c","D":"d","E":"e","F":"f","G":"g","H":"h","I":"i","J":"j"}`)
+	b, err := ParseBody(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m many
+	if err := b.Decode(raw, &m, false); err != nil {
+		t.Fatal(err)
+	}
+	ptrs := []*string{m.A, m.B, m.C, m.D, m.E, m.F, m.G, m.H, m.I, m.J}
+	for i, p := range ptrs {
+		if p == nil || *p != string(rune('a'+i)) {
+			t.Fatalf("field %d: %v; want %q", i, p, string(rune('a'+i)))
+		}
+	}
+	*m.A = "changed"
+	for i, p := range ptrs[1:] {
+		if *p != string(rune('b'+i)) {
+			t.Fatalf("field %d changed with another: %q", i+1, *p)
+		}
+	}
+}

@@ -161,12 +161,13 @@ func validateValue(errs *[]apierr.FieldError, path string, v any, t reflect.Type
 	}
 	bad := func(format string, args ...any) { *errs = append(*errs, apierr.Field(name, format, args...)) }
 	switch v := v.(type) {
-	case string:
-		if len(r.enum) > 0 && !slices.Contains(r.enum, v) {
+	case *string:
+		s := *v
+		if len(r.enum) > 0 && !slices.Contains(r.enum, s) {
 			bad("must be one of %s", strings.Join(r.enum, ", "))
 			return
 		}
-		n := utf8.RuneCountInString(v)
+		n := utf8.RuneCountInString(s)
 		if r.minLength != nil && n < *r.minLength {
 			if *r.minLength == 1 {
 				bad("must not be empty")
