@@ -152,20 +152,18 @@ func (s *site) call(method, path, token string, body any, status int, out any) {
 	}
 }
 
-// tab opens a tab of the package's browser for one test. A script's uncaught
-// exception or a Content-Security-Policy refusal in it fails the test: the page
-// would be broken or unstyled without any step noticing.
+// tab opens a tab of the package's browser for one test, in a browser context of its
+// own, as another person's browser would be: no cookie or storage shared with the
+// other tabs. The tests run in parallel, each against a server of its own on another
+// port of 127.0.0.1, and cookies are per host, not per port: in one shared context a
+// test's sign-in would replace another's session cookie. A test that needs a second
+// person (or a browser that never signed in) opens a second tab. The target is made
+// here with a window of its own (the same 1280x900 as the first one): headless
+// Chromium refuses a tab in a new browser context that has no window to put it in
+// (chromedp.WithNewBrowserContext asks for a tab). A script's uncaught exception or a
+// Content-Security-Policy refusal in the tab fails the test: the page would be broken
+// or unstyled without any step noticing.
 func tab(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser)
-	return watched(t, ctx, cancel)
-}
-
-// freshTab opens a tab in a browser context of its own, as another person's browser
-// would be: no cookie or storage shared with the other tabs. The target is made here
-// with a window of its own: headless Chromium refuses a tab in a new browser context
-// that has no window to put it in (chromedp.WithNewBrowserContext asks for a tab).
-func freshTab(t *testing.T) context.Context {
 	t.Helper()
 	exec := cdp.WithExecutor(browser, chromedp.FromContext(browser).Browser)
 	id, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -178,6 +176,10 @@ func freshTab(t *testing.T) context.Context {
 	}
 	t.Cleanup(func() { _ = target.DisposeBrowserContext(id).Do(exec) })
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(page))
+	// Kept where a test finds it (chromedp.FromContext), for the settings that are the
+	// browser context's, such as where downloads go. chromedp does not dispose of a
+	// context it did not create: the cleanup above does.
+	chromedp.FromContext(ctx).BrowserContextID = id
 	return watched(t, ctx, cancel)
 }
 
@@ -218,7 +220,10 @@ func watched(t *testing.T, ctx context.Context, cancel context.CancelFunc) conte
 			t.Errorf("in the page: %s", f)
 		}
 	})
-	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
+	// Several windows are open at once (the tests run in parallel): each page is told
+	// it has the focus, as the only window of a person's browser would, so that focus
+	// and blur behave the same whichever window was opened last.
+	if err := chromedp.Run(ctx, cdplog.Enable(), emulation.SetFocusEmulationEnabled(true)); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
@@ -289,6 +294,7 @@ func row(name string) string { return fmt.Sprintf(`//tr[td/a[normalize-space(.)=
 // watches its task end in the list without a reload, sees an error's detail next to
 // its field, stops the machine from its page, and is refused the other tenant's.
 func TestConsoleTenant(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	run(t, ctx, "sign in",
@@ -361,6 +367,7 @@ func TestConsoleTenant(t *testing.T) {
 // there (the operator's pages are a chunk loaded when opened), then filters every
 // machine by status and name.
 func TestConsoleOperator(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	var rows int
