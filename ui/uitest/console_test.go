@@ -23,6 +23,7 @@ import (
 
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/app/apptest"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // browser is the package's one Chromium (started by TestMain): each test opens a tab
@@ -77,6 +78,10 @@ func TestMain(m *testing.M) {
 	if err := chromedp.Run(browser); err != nil {
 		fmt.Fprintln(os.Stderr, "uitest: starting chromium:", err)
 	} else {
+		// Four tests at once unless -parallel says otherwise: most of a test's time
+		// is waiting on the browser (a page to load, a task to end, a poll), so one
+		// per core left both cores idle much of the time.
+		testwait.Parallel(4)
 		code = m.Run()
 	}
 	cancel()
