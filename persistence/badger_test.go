@@ -381,7 +381,11 @@ func TestOpenOptions(t *testing.T) {
 func TestPutTTLExpires(t *testing.T) {
 	t.Parallel()
 	s := openStore(t, Options{})
-	b := new(Batch).PutTTL([]byte("k/short"), []byte("v"), time.Second).Put([]byte("k/long"), []byte("v"))
+	// Badger keeps expiry times in whole seconds (the put's second plus the TTL, rounded
+	// down), so a TTL of 1 s could end a moment after the put: 5 s leaves at least 4 for
+	// the read right after it, on a loaded machine too. The test runs in parallel, so
+	// the wait costs the package little.
+	b := new(Batch).PutTTL([]byte("k/short"), []byte("v"), 5*time.Second).Put([]byte("k/long"), []byte("v"))
 	if err := s.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
