@@ -84,6 +84,7 @@ func newTestClient(t *testing.T, base string, opts ...client.Option) *client.Cli
 // TestRetry503And429SameKey: 503 and 429 answers are retried, as Retry-After asks, and
 // every try of the POST carries the same Idempotency-Key.
 func TestRetry503And429SameKey(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t,
 		status(503, map[string]string{"Retry-After": "1"}, problemJSON(503, "unavailable", "shutting down")),
 		status(429, map[string]string{"RateLimit-Reset": "1"}, problemJSON(429, "rate_limited", "slow down")),
@@ -115,6 +116,7 @@ func TestRetry503And429SameKey(t *testing.T) {
 // TestRetry409InProgressSameKey: a 409 with Retry-After for our key (its first try
 // still runs, or ran on a member that died) is retried with the same key.
 func TestRetry409InProgressSameKey(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t,
 		status(409, map[string]string{"Retry-After": "1"}, problemJSON(409, "conflict", "a request with this Idempotency-Key is still in progress")),
 		status(201, nil, tenantJSON))
@@ -130,6 +132,7 @@ func TestRetry409InProgressSameKey(t *testing.T) {
 // TestRetryDroppedConnection: a connection dropped without an answer is retried with
 // the same key.
 func TestRetryDroppedConnection(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, drop, drop, status(201, nil, tenantJSON))
 	c := newTestClient(t, r.srv.URL)
 	if _, err := c.CreateTenant(context.Background(), client.TenantCreate{Name: "Acme"}); err != nil {
@@ -144,6 +147,7 @@ func TestRetryDroppedConnection(t *testing.T) {
 // gives (without Retry-After) for a key whose first request a crash cut short; the
 // error carries the problem.
 func TestNo4xxRetry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		status int
 		code   string
@@ -177,6 +181,7 @@ func TestNo4xxRetry(t *testing.T) {
 // TestEmptyIDIsRefused: an empty id is refused before anything is sent, instead of
 // reaching another route (or none) of the server.
 func TestEmptyIDIsRefused(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, status(200, nil, tenantJSON))
 	c := newTestClient(t, r.srv.URL)
 	if _, err := c.GetTenant(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "an id in the path is empty") {
@@ -193,6 +198,7 @@ func TestEmptyIDIsRefused(t *testing.T) {
 // TestRetryBudget: retries stop after the budget, with the last answer as the error,
 // and at once when the server asks for a longer pause than the client may wait.
 func TestRetryBudget(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, status(503, nil, problemJSON(503, "unavailable", "store")))
 	c := newTestClient(t, r.srv.URL, client.WithRetryBudget(2, time.Second))
 	if _, err := c.GetTenant(context.Background(), "t1"); !errors.Is(err, client.ErrUnavailable) || r.requests() != 3 {
@@ -216,6 +222,7 @@ func TestRetryBudget(t *testing.T) {
 // TestNonProblemError: an error answer that is not problem JSON (a proxy's page) still
 // gets the API's code for its status.
 func TestNonProblemError(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, status(404, nil, "<html>nope</html>"))
 	c := newTestClient(t, r.srv.URL)
 	if _, err := c.GetTenant(context.Background(), "x"); !errors.Is(err, client.ErrNotFound) {
@@ -225,6 +232,7 @@ func TestNonProblemError(t *testing.T) {
 
 // TestIdempotencyKeyFromContext: a key given by the caller is the one sent.
 func TestIdempotencyKeyFromContext(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, status(201, nil, tenantJSON))
 	c := newTestClient(t, r.srv.URL)
 	ctx := client.WithIdempotencyKey(context.Background(), "order-42")
@@ -242,6 +250,7 @@ func TestIdempotencyKeyFromContext(t *testing.T) {
 // TestFailover: a member that refuses connections, or drops them, is left for the next
 // one, which stays in use.
 func TestFailover(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +324,7 @@ func (a *authServer) revokeAll() {
 // TestLoginOnceConcurrently: many goroutines starting at once share one login, and
 // after the server refuses the token (401) they share one refresh.
 func TestLoginOnceConcurrently(t *testing.T) {
+	t.Parallel()
 	a := newAuthServer(t, 900)
 	c, err := client.New(a.srv.URL, client.WithCredentials("a@b.test", "pw"))
 	if err != nil {
@@ -345,6 +355,7 @@ func TestLoginOnceConcurrently(t *testing.T) {
 // TestRefreshBeforeExpiry: a token at the end of its life is renewed before it is
 // used, not after the server refuses it.
 func TestRefreshBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	a := newAuthServer(t, 0) // every token is due for renewal as soon as it is issued
 	c, err := client.New(a.srv.URL, client.WithCredentials("a@b.test", "pw"))
 	if err != nil {
@@ -362,6 +373,7 @@ func TestRefreshBeforeExpiry(t *testing.T) {
 
 // TestStaticTokenUnauthorized: a given token is not renewed: a 401 is the caller's.
 func TestStaticTokenUnauthorized(t *testing.T) {
+	t.Parallel()
 	a := newAuthServer(t, 900)
 	c := newTestClient(t, a.srv.URL)
 	if _, err := c.Me(context.Background()); !errors.Is(err, client.ErrUnauthorized) || a.logins.Load() != 0 {
@@ -373,6 +385,7 @@ func TestStaticTokenUnauthorized(t *testing.T) {
 // but its own (itself, apitype, webhook), nothing outside the standard library (so no
 // Badger, fasthttp, protoactor).
 func TestNoServerDependencies(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}",
 		"github.com/vmplane/vmplane/client").CombinedOutput()
 	if err != nil {
@@ -404,6 +417,7 @@ var clientPackages = map[string]bool{
 // stream (this server has none), and a failed task is a *TaskError carrying the
 // server's explanation.
 func TestWaitTaskFailed(t *testing.T) {
+	t.Parallel()
 	task := func(st, errText string) string {
 		return `{"id":"k1","type":"machine.create","target_type":"machine","target_id":"m1","tenant_id":null,"status":"` +
 			st + `","error":` + errText + `,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`
@@ -433,6 +447,7 @@ func TestWaitTaskFailed(t *testing.T) {
 // TestKeepAlive: calls one after the other reuse one keep-alive connection (every
 // answer is read to its end and closed).
 func TestKeepAlive(t *testing.T) {
+	t.Parallel()
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(status(200, nil, tenantJSON))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -457,6 +472,7 @@ func TestKeepAlive(t *testing.T) {
 // every other call (the server refuses it before any password is checked), and the
 // login of the answer after it is used.
 func TestLoginRetries429(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t,
 		status(429, map[string]string{"Retry-After": "0"}, problemJSON(429, "rate_limited", "too many logins for this e-mail at once")),
 		status(200, nil, `{"token":"tok","refresh_token":"ref","token_type":"Bearer","expires_in":900,"user":{"id":"u1","email":"a@b.test","role":"admin"}}`))

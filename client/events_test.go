@@ -19,6 +19,7 @@ import (
 // TestEventsResume: a stream the server drops is opened again with Last-Event-ID, and
 // goes on after the last event yielded, without losing or repeating one.
 func TestEventsResume(t *testing.T) {
+	t.Parallel()
 	var (
 		mu      sync.Mutex
 		lastIDs []string
@@ -72,6 +73,7 @@ func TestEventsResume(t *testing.T) {
 // TestEventsFromServer: a user's stream from a real server carries its machine's task
 // to its end, and a stream opened after an event goes on with the next one.
 func TestEventsFromServer(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -153,6 +155,7 @@ func TestEventsFromServer(t *testing.T) {
 // TestWaitTaskByEvent: WaitTask learns the end of the task from the event stream: the
 // scripted server's GET /api/tasks/k1 says running for ever, only the stream says done.
 func TestWaitTaskByEvent(t *testing.T) {
+	t.Parallel()
 	const running = `{"id":"k1","type":"machine.start","target_type":"machine","target_id":"m1","tenant_id":null,"status":"running","error":null,"created_at":"2026-01-02T03:04:05Z","started_at":null,"finished_at":null,"result":null}`
 	var streams atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -35,6 +35,7 @@ func collect[T any](t *testing.T, seq func(func(T, error) bool)) []T {
 // TestFlow is what an operator and a tenant's user do, through the client against a
 // real server: tenant, user, machines, their tasks, power, resize, firewall, delete.
 func TestFlow(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -215,6 +216,7 @@ func TestFlow(t *testing.T) {
 // TestPages: the iterators follow next_cursor over several pages, and the one-page
 // calls give the cursor.
 func TestPages(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := context.Background()
 	admin := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))
@@ -262,6 +264,7 @@ func TestPages(t *testing.T) {
 // TestConcurrentUse: one client used by many goroutines at once (run under -race):
 // one login, every write applied once.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := context.Background()
 	admin := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword), client.WithMaxConns(8))
@@ -285,6 +288,7 @@ func TestConcurrentUse(t *testing.T) {
 // TestIdempotentReplay: the same key twice creates one tenant; the second answer is the
 // first one again.
 func TestIdempotentReplay(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	admin := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))
 	ctx := client.WithIdempotencyKey(context.Background(), "create-acme-once")
@@ -306,6 +310,7 @@ func TestIdempotentReplay(t *testing.T) {
 // logs in again with its credentials and carries on; a client with a given token
 // cannot, and answers ErrUnauthorized.
 func TestSessionEndedRelogin(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := context.Background()
 	admin := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))
@@ -344,6 +349,7 @@ func TestSessionEndedRelogin(t *testing.T) {
 // TestLogout: Logout ends the login on the server (its refresh token no longer works);
 // the next call logs in anew.
 func TestLogout(t *testing.T) {
+	t.Parallel()
 	base := startServer(t)
 	ctx := context.Background()
 	c := mustClient(t, base, client.WithCredentials(adminEmail, adminPassword))

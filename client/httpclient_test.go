@@ -20,6 +20,7 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // WithHTTPClient's client carries every request, and HTTPClient hands back that client;
 // a nil one is refused when the client is made.
 func TestWithHTTPClient(t *testing.T) {
+	t.Parallel()
 	r := newRecorder(t, status(200, nil, tenantJSON))
 	tr := &countingTransport{}
 	hc := &http.Client{Transport: tr}

@@ -17,6 +17,7 @@ import (
 // callback does not sign in twice. Without the secret, or with another sign-in's, the
 // callback is refused and spends nothing.
 func TestOIDCSignIn(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	idp := ssotest.Start(t, ssotest.User{ID: "root", Email: adminEmail, Groups: []string{"ops"}})

@@ -10,6 +10,7 @@ import (
 // An Optional field with omitzero is left out when zero, sent as null when Null, and
 // as its value when Set; decoding tells the three apart again.
 func TestOptionalJSON(t *testing.T) {
+	t.Parallel()
 	type body struct {
 		A client.Optional[string] `json:"a,omitzero"`
 		B client.Optional[int64]  `json:"b,omitzero"`

@@ -13,6 +13,7 @@ import (
 // points at this checkout), and runs it against a real server: login, a tenant, a user
 // and machines, their tasks, power, paging, events and typed errors.
 func TestOutsideProgram(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a program of its own")
 	}

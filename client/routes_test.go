@@ -144,6 +144,7 @@ func testStoreBackup(t *testing.T, ctx context.Context, w *world) {
 // checks each answer and that another tenant's records are 404, and then checks that
 // every operation of the server's OpenAPI document was reached by some call.
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	w := newWorld(t, ctx)

@@ -214,6 +214,7 @@ type schemaCheck struct {
 // TestTypesMatchOpenAPI compares the client's types with the OpenAPI document of a real
 // server.
 func TestTypesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
 	srv, err := apptest.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +237,7 @@ func TestTypesMatchOpenAPI(t *testing.T) {
 // checked in for the generated client as well (clientcheck/openapi.json, which its
 // own test keeps equal to the server's), when the repository has it.
 func TestTypesMatchCheckedInDocument(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../clientcheck/openapi.json")
 	if err != nil {
 		t.Skip("no clientcheck/openapi.json:", err)

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -193,7 +194,8 @@ func TestReadmeCommands(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script.String())
 	cmd.Dir = work
-	cmd.Env = scriptEnv(port("8080"))
+	times := filepath.Join(logs, "times")
+	cmd.Env = append(scriptEnv(port("8080")), "README_TEST_TIMES="+times)
 	// A session of its own: the servers the script starts get process groups of their
 	// own (job control), but stay in its session, by which they are found at the end.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -211,7 +213,7 @@ func TestReadmeCommands(t *testing.T) {
 	if !strings.Contains(out.String(), "### done") {
 		t.Fatalf("the script ended early:\n%s", out.String())
 	}
-	t.Logf("ran %d blocks", ran)
+	t.Logf("ran %d blocks; the slowest: %s", ran, slowest(times, 5))
 	checkIgnored(t, root, work, copied)
 }
 
@@ -266,11 +268,18 @@ servers=()
 cleanup() {
 	local all=("${servers[@]}" $(jobs -p))
 	for p in "${all[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
-	sleep 1
+	# A second at most for them to stop on their own, ended as soon as every group is
+	# gone (kill -0 on a group fails once no process of it is left).
+	for _ in $(seq 1 20); do
+		local left=0
+		for p in "${all[@]}"; do kill -0 -- "-$p" 2>/dev/null && left=1; done
+		[ "$left" = 0 ] && break
+		sleep 0.05
+	done
 	for p in "${all[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
-start_block() { echo "### $1" >&2; }
+start_block() { echo "### $1" >&2; echo "$EPOCHREALTIME $1" >> "$README_TEST_TIMES"; }
 curl() {
 	local a
 	for a in "$@"; do
@@ -300,15 +309,58 @@ stream_for() {
 `
 
 // scriptEnv is the test's environment without any VMPLANE_* setting of the caller's, with
-// the pages' default server address moved to a free port.
+// the pages' default server address moved to a free port, and -trimpath added to
+// GOFLAGS. The copy is a new directory each run, and without -trimpath the go command
+// keys its build cache on a package's directory (the object files name it): every
+// run compiled the whole server again, most of the test's time. With -trimpath the
+// copy's builds share the cache across runs, as a reader's builds in one checkout do.
 func scriptEnv(port8080 string) []string {
 	var env []string
+	goflags := "-trimpath"
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "VMPLANE_") {
+		switch {
+		case strings.HasPrefix(kv, "VMPLANE_"):
+		case strings.HasPrefix(kv, "GOFLAGS="):
+			goflags = strings.TrimSpace(strings.TrimPrefix(kv, "GOFLAGS=") + " " + goflags)
+		default:
 			env = append(env, kv)
 		}
 	}
-	return append(env, "VMPLANE_ADDR=127.0.0.1:"+port8080)
+	return append(env, "VMPLANE_ADDR=127.0.0.1:"+port8080, "GOFLAGS="+goflags)
+}
+
+// slowest names the n blocks that took longest, from the times file start_block
+// writes (a line per block: when it started, in seconds, and where it is), for the
+// test's log: what to look at first when the test grows slow.
+func slowest(times string, n int) string {
+	data, err := os.ReadFile(times)
+	if err != nil {
+		return err.Error()
+	}
+	type took struct {
+		where string
+		secs  float64
+	}
+	var all []took
+	var prev float64
+	var where string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		at, name, ok := strings.Cut(line, " ")
+		sec, err := strconv.ParseFloat(at, 64)
+		if !ok || err != nil {
+			continue
+		}
+		if where != "" {
+			all = append(all, took{where, sec - prev})
+		}
+		prev, where = sec, name
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].secs > all[j].secs })
+	var parts []string
+	for i := 0; i < n && i < len(all); i++ {
+		parts = append(parts, fmt.Sprintf("%s %.1fs", all[i].where, all[i].secs))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // copyTree copies the repository's files into to: those git tracks or would track (not

@@ -65,6 +65,7 @@ func scanAll(t *testing.T, s Store, prefix, after string, limit int) []kv {
 }
 
 func TestGetCommitDelete(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 
 	if _, err := s.Get(context.Background(), []byte("vm/1")); !errors.Is(err, ErrNotFound) || !errors.Is(err, apierr.ErrNotFound) {
@@ -115,6 +116,7 @@ func TestGetCommitDelete(t *testing.T) {
 }
 
 func TestScan(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	b := new(Batch)
 	for _, k := range []string{"vm/01", "vm/02", "vm/03", "vm/04", "vm/05", "vmx/01", "vm", "user/1", "user-email/a@b", "tenant/1"} {
@@ -188,6 +190,7 @@ func TestScan(t *testing.T) {
 }
 
 func TestSecondOpenFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openStore(t, Options{Dir: dir})
 	mustCommit(t, s, new(Batch).Put([]byte("meta/x"), []byte("1")))
@@ -234,6 +237,7 @@ func TestSecondOpenFails(t *testing.T) {
 }
 
 func TestClosedStore(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name string
 		opts Options
@@ -267,6 +271,7 @@ func TestClosedStore(t *testing.T) {
 }
 
 func TestCommitContext(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -288,6 +293,7 @@ func TestCommitContext(t *testing.T) {
 // TestConcurrentReadsAndClose runs reads and writes against Close: none may crash, and
 // every call either works or fails with ErrUnavailable.
 func TestConcurrentReadsAndClose(t *testing.T) {
+	t.Parallel()
 	s, err := Open(Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -328,6 +334,7 @@ func TestConcurrentReadsAndClose(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	for i := range 3 {
 		mustCommit(t, s, new(Batch).Put(Key("vm", fmt.Sprint(i)), []byte("v")))
@@ -344,6 +351,7 @@ func TestStats(t *testing.T) {
 // TestOpenOptions opens with tiny sizes (raised to the minimum Badger accepts) and a
 // debug logger, and checks that Badger's log lines reach zap under the "badger" name.
 func TestOpenOptions(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.DebugLevel)
 	s := openStore(t, Options{
 		Logger:         zap.New(core),
@@ -371,8 +379,13 @@ func TestOpenOptions(t *testing.T) {
 }
 
 func TestPutTTLExpires(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
-	b := new(Batch).PutTTL([]byte("k/short"), []byte("v"), time.Second).Put([]byte("k/long"), []byte("v"))
+	// Badger keeps expiry times in whole seconds (the put's second plus the TTL, rounded
+	// down), so a TTL of 1 s could end a moment after the put: 5 s leaves at least 4 for
+	// the read right after it, on a loaded machine too. The test runs in parallel, so
+	// the wait costs the package little.
+	b := new(Batch).PutTTL([]byte("k/short"), []byte("v"), 5*time.Second).Put([]byte("k/long"), []byte("v"))
 	if err := s.Commit(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}

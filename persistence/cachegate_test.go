@@ -32,6 +32,7 @@ func (s barrierStore) CaughtUp(ctx context.Context) (uint64, error) {
 // once caught up and not when catching up fails, and the cache is emptied once each
 // time the watch's reset count moves.
 func TestCacheGate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cleared := 0
 	clear := func() { cleared++ }

@@ -14,6 +14,7 @@ type testRecord struct {
 }
 
 func TestCodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := testRecord{ID: "01J", Name: "web-1", CPUs: 4}
 	data, err := Encode(3, in)
 	if err != nil {
@@ -38,6 +39,7 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 func TestCodecErrors(t *testing.T) {
+	t.Parallel()
 	internal := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, apierr.ErrInternal) {

@@ -11,14 +11,16 @@ import (
 )
 
 func TestBadgerConformance(t *testing.T) {
+	t.Parallel()
 	for name, opts := range map[string]persistence.Options{
 		"group-commit":   {},
 		"per-write-sync": {NoGroupCommit: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) persistence.Store {
-				opts.Dir = t.TempDir()
-				s, err := persistence.Open(opts)
+				o := opts // a copy each: the cases run in parallel
+				o.Dir = t.TempDir()
+				s, err := persistence.Open(o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -30,6 +32,7 @@ func TestBadgerConformance(t *testing.T) {
 }
 
 func TestEtcdConformance(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	var n atomic.Int64
 	storetest.Run(t, func(t *testing.T) persistence.Store {

@@ -29,6 +29,7 @@ const childDirEnv = "VMPLANE_PERSISTENCE_CHILD_DIR"
 // what the kernel had not written. This test covers the first, the sync reasoning in
 // groupcommit.go the second.
 func TestDurabilityAfterKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -31,6 +31,8 @@ func passed(t *testing.T, s *persistence.Etcd, after time.Time) uint64 {
 // member's write was acknowledged, its watchers have heard of that write, also when
 // nothing under the store's prefix moved its watch (a write elsewhere in etcd).
 func TestEtcdWatchedThrough(t *testing.T) {
+	// Not parallel: a catch-up round is given up after etcdFreshWait (1 s), which
+	// etcd under the load of the parallel tests can miss.
 	srv := etcdtest.Start(t)
 	a := openEtcd(t, srv, "/fresh/")
 	b := openEtcd(t, srv, "/fresh/")
@@ -63,6 +65,8 @@ func TestEtcdWatchedThrough(t *testing.T) {
 // TestEtcdWatchedThroughAfterCompaction: a watch that resumes past writes etcd
 // compacted away counts a reset before its WatchedThrough passes them.
 func TestEtcdWatchedThroughAfterCompaction(t *testing.T) {
+	// Not parallel: a catch-up round is given up after etcdFreshWait (1 s), which
+	// etcd under the load of the parallel tests can miss.
 	srv := etcdtest.Start(t)
 	other := openEtcd(t, srv, "/fresh-compact/")
 	s, proxy, _ := cutOff(t, srv, other)
@@ -94,6 +98,8 @@ func TestEtcdWatchedThroughAfterCompaction(t *testing.T) {
 // many callers at once (sharing rounds), and after a write outside the prefix (the
 // progress notification's path).
 func TestEtcdCaughtUp(t *testing.T) {
+	// Not parallel: a catch-up round is given up after etcdFreshWait (1 s), which
+	// etcd under the load of the parallel tests can miss.
 	srv := etcdtest.Start(t)
 	a := openEtcd(t, srv, "/caught/")
 	b, proxy, heard := cutOff(t, srv, a)
@@ -142,6 +148,8 @@ func TestEtcdCaughtUp(t *testing.T) {
 // and watch events 100 ms late (a CatchUp that outlived its request, or that was shared
 // between two, fails here), and a CatchUp of one store is not taken for another's.
 func TestEtcdCaughtUpOncePerRequest(t *testing.T) {
+	// Not parallel: a catch-up round is given up after etcdFreshWait (1 s), which
+	// etcd under the load of the parallel tests can miss.
 	srv := etcdtest.Start(t)
 	a := openEtcd(t, srv, "/caught-once/")
 	b, proxy, heard := cutOff(t, srv, a)

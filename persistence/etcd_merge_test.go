@@ -17,6 +17,7 @@ import (
 // written together, in as few transactions as their conditions allow, with the result
 // of writing them one after another.
 func TestEtcdQueuedBatchesShareTransactions(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	taken, gate := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -77,6 +78,7 @@ func TestEtcdQueuedBatchesShareTransactions(t *testing.T) {
 // member refusing every write for a second after one slow fsync under the embedded
 // etcd.
 func TestEtcdOneLateAnswerIsNotAnOutage(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	s, err := OpenEtcd(EtcdOptions{Endpoints: srv.Endpoints()})
 	if err != nil {

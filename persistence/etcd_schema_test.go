@@ -20,6 +20,7 @@ import (
 // until all three are queued on the upgrade lock, so without the lock the others would
 // run it too; its write is not idempotent (a counter), so a second run would show.
 func TestEtcdUpgradeRunsOnceAcrossMembers(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	const prefix = "/upgrade/"
 	ms := []*persistence.Etcd{openEtcd(t, srv, prefix), openEtcd(t, srv, prefix), openEtcd(t, srv, prefix)}

@@ -44,6 +44,7 @@ func (l *keyLog) count(k string) int {
 // TestEtcdWatchSeesOtherMembers: a write through another client of the same etcd
 // (another member) reaches this store's watchers, deletes and expiries included.
 func TestEtcdWatchSeesOtherMembers(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	a := openEtcd(t, srv, "/shared/")
 	b := openEtcd(t, srv, "/shared/")
@@ -76,6 +77,7 @@ func TestEtcdWatchSeesOtherMembers(t *testing.T) {
 // with apierr.ErrUnavailable, writing nothing; once etcd is back, Health heals, writes
 // work and the watch follows other members again, all with the same store.
 func TestEtcdOutage(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), RequestTimeout: time.Second})
 	if err != nil {
@@ -137,6 +139,7 @@ func TestEtcdOutage(t *testing.T) {
 // and writes nothing, lost is called once, and later writes fail the same way; while
 // the lease holds, a false condition is told apart from the fence.
 func TestEtcdFence(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	s := openEtcd(t, srv, "/fence/")
 	ctx := context.Background()
@@ -187,6 +190,7 @@ func TestEtcdFence(t *testing.T) {
 // TestEtcdTooManyOps: a batch over the server's --max-txn-ops fails alone, clearly,
 // and writes nothing.
 func TestEtcdTooManyOps(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t, func(c *embed.Config) { c.MaxTxnOps = 16 })
 	s := openEtcd(t, srv, "/ops/")
 	b := new(persistence.Batch)
@@ -210,6 +214,7 @@ func TestEtcdTooManyOps(t *testing.T) {
 
 // TestEtcdMetrics: the collectors count requests and errors by op.
 func TestEtcdMetrics(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	s := openEtcd(t, srv, "/metrics/")
 	reg := prometheus.NewPedanticRegistry()
@@ -256,6 +261,7 @@ func TestEtcdMetrics(t *testing.T) {
 // TestOpenEtcdUnreachable: opening a store on an etcd that does not answer fails with
 // apierr.ErrUnavailable, once the request timeout has passed.
 func TestOpenEtcdUnreachable(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	srv.Stop()
 	_, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), RequestTimeout: 200 * time.Millisecond})
@@ -287,6 +293,7 @@ func cutOff(t *testing.T, srv *etcdtest.Server, other *persistence.Etcd) (*persi
 // off from etcd reach its watchers once it reconnects: the watch resumes from the last
 // revision it saw, with no gap.
 func TestEtcdWatchResumesAfterCut(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	other := openEtcd(t, srv, "/resume/")
 	s, proxy, heard := cutOff(t, srv, other)
@@ -321,6 +328,7 @@ func TestEtcdWatchResumesAfterCut(t *testing.T) {
 // TestEtcdWatchAfterCompaction: when etcd compacted the history the watch had not
 // read yet, the watchers hear of every key there is instead.
 func TestEtcdWatchAfterCompaction(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	other := openEtcd(t, srv, "/compact/")
 	_, proxy, heard := cutOff(t, srv, other)
@@ -349,6 +357,7 @@ func TestEtcdWatchAfterCompaction(t *testing.T) {
 // TestEtcdTTLSharesLeases: TTL writes that expire in the same second share a lease, so
 // a hot path does not grant one lease per write.
 func TestEtcdTTLSharesLeases(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	s := openEtcd(t, srv, "/ttl/")
 	ctx := context.Background()
@@ -381,6 +390,7 @@ func TestEtcdTTLSharesLeases(t *testing.T) {
 // partition fails with ErrFenced and writes nothing, rather than overwriting what
 // another member took over meanwhile.
 func TestEtcdFenceAfterPartition(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	other := openEtcd(t, srv, "/partition/")
 	s, proxy, _ := cutOff(t, srv, other)
@@ -433,6 +443,7 @@ func TestEtcdFenceAfterPartition(t *testing.T) {
 // error ever comes back, every request waits out its deadline) turns Health
 // unavailable from the probe's result, and Health heals once etcd answers again.
 func TestEtcdHealthWhileEtcdHangs(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	other := openEtcd(t, srv, "/hang/")
 	s, proxy, _ := cutOff(t, srv, other)
@@ -455,6 +466,7 @@ func TestEtcdHealthWhileEtcdHangs(t *testing.T) {
 // context does, with the caller's error, not when the store's own request timeout
 // (30 s here) would end it.
 func TestEtcdReadEndsWithCaller(t *testing.T) {
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	proxy := etcdtest.NewProxy(t, srv)
 	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: proxy.Endpoints(), Prefix: "/caller/", RequestTimeout: 30 * time.Second})

@@ -16,6 +16,7 @@ import (
 )
 
 func TestGroupCommitGroups(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	const writers, each = 64, 16
 	start := make(chan struct{})
@@ -90,6 +91,7 @@ func commitAsync(ctx context.Context, s Store, name string, b *Batch, out chan<-
 }
 
 func TestInvalidBatchFailsAlone(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	out := make(chan result, 16)
 	commitAsync(context.Background(), s, "first", new(Batch).Put([]byte("k/first"), []byte("v")), out)
@@ -150,6 +152,7 @@ func TestInvalidBatchFailsAlone(t *testing.T) {
 }
 
 func TestCloseDrainsQueuedCommits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, firstTaken, release := heldWriter(t, Options{Dir: dir})
 	const queued = 20
@@ -193,6 +196,7 @@ func TestCloseDrainsQueuedCommits(t *testing.T) {
 }
 
 func TestCommitCancelledWhileQueued(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	takenCtx, cancelTaken := context.WithCancel(context.Background())
 	out := make(chan result, 2)
@@ -231,6 +235,7 @@ func TestCommitCancelledWhileQueued(t *testing.T) {
 }
 
 func TestMaxBatchSplitsGroups(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{MaxBatch: 4})
 	out := make(chan result, 11)
 	commitAsync(context.Background(), s, "first", new(Batch).Put([]byte("k/first"), []byte("v")), out)
@@ -254,6 +259,7 @@ func TestMaxBatchSplitsGroups(t *testing.T) {
 // TestWriteFailureDisablesWrites checks that after a failed commit the store refuses
 // writes rather than acknowledging ones it cannot vouch for.
 func TestWriteFailureDisablesWrites(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	mustCommit(t, s, new(Batch).Put([]byte("k/1"), []byte("v")))
 	err := s.failWrites(errors.New("simulated msync failure"))
@@ -271,6 +277,7 @@ func TestWriteFailureDisablesWrites(t *testing.T) {
 // TestEnqueueKeepsOrder: batches enqueued one after another, without waiting, are
 // written in that order, and each Wait reports its own batch durable.
 func TestEnqueueKeepsOrder(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
 	<-firstTaken
@@ -317,6 +324,7 @@ func TestEnqueueKeepsOrder(t *testing.T) {
 // is given in queue order, so an invalid batch is not answered before a valid one
 // queued ahead of it (an owner's last answer must mean none of its writes is in flight).
 func TestResultsInQueueOrder(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
 	<-firstTaken
@@ -348,6 +356,7 @@ func TestResultsInQueueOrder(t *testing.T) {
 
 // TestEnqueueWithoutGroupCommit: the baseline mode writes and syncs in Enqueue.
 func TestEnqueueWithoutGroupCommit(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{NoGroupCommit: true})
 	p := s.Enqueue(new(Batch).Put([]byte("k"), []byte("v")), nil)
 	if v, err := s.Get(context.Background(), []byte("k")); err != nil || string(v) != "v" {
@@ -361,6 +370,7 @@ func TestEnqueueWithoutGroupCommit(t *testing.T) {
 // TestAfterFailsDependents: a batch built on an earlier one that failed fails too,
 // unwritten, whether they share a group or not; an independent batch is unaffected.
 func TestAfterFailsDependents(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
 	<-firstTaken
@@ -398,6 +408,7 @@ func TestAfterFailsDependents(t *testing.T) {
 // TestAfterWithdrawnPredecessor: a batch built on one its caller withdrew fails too,
 // and finished requests let go of what they held.
 func TestAfterWithdrawnPredecessor(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("other"), []byte("x")), make(chan result, 1))
 	<-firstTaken
@@ -431,6 +442,7 @@ func (g *gate) isClosed() bool {
 // transaction) each see the writes of those before them; a failed condition fails its
 // own batch, unwritten, and what builds on it, and nothing else.
 func TestConditionsInOneGroup(t *testing.T) {
+	t.Parallel()
 	s, firstTaken, release := heldWriter(t, Options{})
 	commitAsync(context.Background(), s, "holder", new(Batch).Put([]byte("seen"), []byte("old")), make(chan result, 1))
 	<-firstTaken

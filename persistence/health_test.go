@@ -26,6 +26,7 @@ import (
 // again the store reopens by itself and accepts writes, with every acknowledged write
 // still there.
 func TestFailedSyncRecoversByReopening(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	var failSync, failProbe atomic.Bool
 	s := openStore(t, Options{Logger: zap.New(core), RecoverEvery: 10 * time.Millisecond,
@@ -90,6 +91,7 @@ func TestFailedSyncRecoversByReopening(t *testing.T) {
 // and nothing of them is written, health says so, reads go on, and writes resume by
 // themselves when there is room; the state change is logged once, not per write.
 func TestLowDiskSpaceRefusesWrites(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	var free atomic.Uint64
 	free.Store(1 << 30)
@@ -128,6 +130,7 @@ func TestLowDiskSpaceRefusesWrites(t *testing.T) {
 // TestDataDirRemoved: a data directory deleted under the running store turns health
 // and writes to 503 for good (reopening would start an empty store).
 func TestDataDirRemoved(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	s, err := Open(Options{Dir: dir, RecoverEvery: 10 * time.Millisecond})
 	if err != nil {
@@ -163,6 +166,7 @@ func TestDataDirRemoved(t *testing.T) {
 // deletions (a new file renamed over the old, so a new inode); writes must go on, while
 // a directory replaced by another is still told apart.
 func TestManifestRewriteIsNotAReplacedDir(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	s, err := Open(Options{Dir: dir})
 	if err != nil {
@@ -196,6 +200,7 @@ func TestManifestRewriteIsNotAReplacedDir(t *testing.T) {
 // skipped where that is not permitted. It runs in a child process, so that a SIGBUS
 // fails the test instead of the whole test binary.
 func TestRealDiskFull(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("mounts a tmpfs")
 	}
@@ -258,6 +263,7 @@ func TestHelperDiskFull(t *testing.T) {
 // TestBadgerRepeatsThrottled: Badger's retry-every-second lines are logged once per
 // badgerRepeatEvery, not once per try.
 func TestBadgerRepeatsThrottled(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	l := badgerLogger{s: zap.New(core).Sugar(), t: &repeats{}}
 	for i := 0; i < 5; i++ {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestKeyAndPrefix(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		got, want string
 	}{
@@ -28,6 +29,7 @@ func TestKeyAndPrefix(t *testing.T) {
 }
 
 func TestNewIDMonotonic(t *testing.T) {
+	t.Parallel()
 	const goroutines, each = 8, 500
 	var mu sync.Mutex
 	var all []string
@@ -66,6 +68,7 @@ func TestNewIDMonotonic(t *testing.T) {
 // AppendKey writes Key's bytes, KeyLen is their length, and keys cut from one buffer
 // with full slice expressions stay apart when the first is appended to.
 func TestAppendKeyIsKey(t *testing.T) {
+	t.Parallel()
 	for _, parts := range [][]string{nil, {"a"}, {"fw", "t1", "r1"}, {"audit-tenant", "", "x"}} {
 		want := Key(parts...)
 		if got := AppendKey(nil, parts...); string(got) != string(want) {

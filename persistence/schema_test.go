@@ -37,6 +37,7 @@ func chainTo(runs *int) []Migration {
 // store with records but no stamp (every store written before it existed) is version
 // 1 and migrated from there; a stamped one is left alone.
 func TestUpgradeStamps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	runs := 0
 	chain := chainTo(&runs)
@@ -67,6 +68,7 @@ func TestUpgradeStamps(t *testing.T) {
 // TestUpgradeRefusesNewer: a store stamped by a newer vmplane is refused with a
 // NewerSchemaError naming both versions, and left untouched.
 func TestUpgradeRefusesNewer(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	newer := strconv.Itoa(SchemaVersion + 1)
 	mustCommit(t, s, new(Batch).Put(schemaKey, []byte(newer)).Put(Key(KindUser, "1"), []byte("{}")))
@@ -84,6 +86,7 @@ func TestUpgradeRefusesNewer(t *testing.T) {
 // each logged, its writes committed with its stamp; a failing one leaves the store at
 // the version before it, and the next start runs it again.
 func TestUpgradeMigrates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openStore(t, Options{})
 	mustCommit(t, s, new(Batch).Put(Key(KindVM, "1"), []byte("v1")))

@@ -18,6 +18,7 @@ import (
 // several sizes) and loads it into an empty one: every live key comes back with its
 // value, the deleted ones do not, and the TTL survives.
 func TestBackupLoadRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := openStore(t, Options{})
 	b := new(Batch)
@@ -74,6 +75,7 @@ func TestBackupLoadRoundTrip(t *testing.T) {
 // TestBackupRefusesDamage: a backup cut anywhere, or with a byte changed, fails to
 // verify and to load; so does something that is no backup at all.
 func TestBackupRefusesDamage(t *testing.T) {
+	t.Parallel()
 	src := openStore(t, Options{})
 	b := new(Batch)
 	for i := range 50 {
@@ -112,6 +114,7 @@ func TestBackupRefusesDamage(t *testing.T) {
 // single batches: every backup holds the two keys of the same batch, whatever writes
 // land while it runs.
 func TestBackupIsOneMoment(t *testing.T) {
+	t.Parallel()
 	src := openStore(t, Options{})
 	pad := bytes.Repeat([]byte("p"), 2000)
 	for i := range 10 { // enough records for the stream to take a while
@@ -152,6 +155,7 @@ func TestBackupIsOneMoment(t *testing.T) {
 
 // TestBackupStopsWithItsContext: a cancelled backup stops with the context's error.
 func TestBackupStopsWithItsContext(t *testing.T) {
+	t.Parallel()
 	src := openStore(t, Options{})
 	mustCommit(t, src, new(Batch).Put(Key(KindVM, "1"), []byte("x")))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -165,6 +169,7 @@ func TestBackupStopsWithItsContext(t *testing.T) {
 type noSnapshots struct{ Store }
 
 func TestSnapshotterOf(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	if _, err := SnapshotterOf(s); err != nil {
 		t.Errorf("Badger: %v", err)

@@ -10,6 +10,7 @@ import (
 // every put and delete under its prefix, and only those, after the write is visible and
 // before Commit returns; in both commit modes.
 func TestWatchSeesCommittedKeys(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name string
 		opts Options
@@ -46,6 +47,7 @@ func TestWatchSeesCommittedKeys(t *testing.T) {
 
 // TestWatchConcurrentCommits: every key of many concurrent commits is heard once each.
 func TestWatchConcurrentCommits(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, Options{})
 	var mu sync.Mutex
 	heard := map[string]int{}

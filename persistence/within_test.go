@@ -9,6 +9,7 @@ import (
 // TestWithin: two views of one store under two prefixes hold the same keys apart;
 // a scan, a condition and a watch see the view's own keys, named without the prefix.
 func TestWithin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(Options{Dir: t.TempDir()})
 	if err != nil {

@@ -50,6 +50,7 @@ func runCmd(t *testing.T, env []string, args ...string) (int, string) {
 // it. The spellings from before `admin` (`vmplane backup --out`, `vmplane restore`)
 // still work and say what to use.
 func TestBackupRestoreCommands(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t)
 	srcDir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
 	src := startProc(t, env, "serve")
@@ -214,6 +215,7 @@ func jsonField(t *testing.T, body, field string) string {
 // TestServeRefusesNewerStore: a data directory stamped by a newer vmplane stops serve
 // with status 2 and one line naming the directory and both versions.
 func TestServeRefusesNewerStore(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t)
 	dir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
 	st, err := persistence.Open(persistence.Options{Dir: dir})

@@ -37,6 +37,7 @@ func vmplaneCmd(t *testing.T, env []string, stdin string, args ...string) (strin
 // against a real server: remote, login from stdin, JSON output, exit statuses, and
 // the credentials file's mode.
 func TestClientCommands(t *testing.T) {
+	t.Parallel()
 	srv, err := apptest.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

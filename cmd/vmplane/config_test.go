@@ -117,6 +117,7 @@ func TestConfigCheckMasksSecrets(t *testing.T) {
 // A typo in the configuration file stops `vmplane serve` (and fails `config check`)
 // with exit status 2 and one line naming the key, the value and the file.
 func TestConfigFileTypoExitsTwo(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join(t.TempDir(), "vmplane.toml")
 	if err := os.WriteFile(f, []byte("addr = \"127.0.0.1:0\"\nrate-globl = 100\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vmplane/vmplane/hypervisor/proxmox/pvefake"
 	"github.com/vmplane/vmplane/internal/leakcheck"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // TestMain lets the test binary be the vmplane binary: with VMPLANE_TEST_MAIN=1 it runs
@@ -46,6 +47,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The tests that run vmplane as a child process are parallel, four at a time
+	// (unless -parallel says otherwise): they mostly wait on it (a signal's effect, a
+	// shutdown's deadline). Those that run it in this process stay sequential: it
+	// sets process-wide things (the environment, the memory limit).
+	testwait.Parallel(4)
 	leakcheck.Main(m) // fails when a goroutine a test started outlives it
 }
 
@@ -247,6 +253,7 @@ var isoTime = regexp.MustCompile(`"ts":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[Z+
 // sync waits on a Proxmox that never answers, ends the process cleanly: the sync's
 // driver call is cancelled instead of holding the shutdown.
 func TestSIGTERMDuringFirstSync(t *testing.T) {
+	t.Parallel()
 	env, accepted := hangingProxmoxEnv(t, "10m")
 	p := startProc(t, append(env, "VMPLANE_SHUTDOWN_TIMEOUT=2s"), "serve")
 	// Log times are ISO 8601, not epoch floats.
@@ -265,6 +272,7 @@ func TestSIGTERMDuringFirstSync(t *testing.T) {
 // hangs on the hypervisor (and would wait for the whole 10m --shutdown-timeout), a
 // second SIGTERM ends the process at once with status 1.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	env, accepted := hangingProxmoxEnv(t, "10m")
 	p := startProc(t, append(env, "VMPLANE_SHUTDOWN_TIMEOUT=10m", "VMPLANE_SYNC_INTERVAL=0"), "serve")
 	base := p.addr()
@@ -301,6 +309,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // --shutdown-timeout plus the stop grace with status 1 and a log line saying what
 // was still running.
 func TestShutdownDeadlineIsHard(t *testing.T) {
+	t.Parallel()
 	p := startProc(t, append(baseEnv(t), "VMPLANE_SHUTDOWN_TIMEOUT=1ms", "VMPLANE_TEST_HANG_SHUTDOWN=1"), "serve")
 	p.line(`"vmplane serving"`)
 	p.signal(syscall.SIGTERM)
@@ -334,6 +343,7 @@ func login(t *testing.T, base string) string {
 // and what is allowed; no stack trace. Proxmox settings are named as settings, not as
 // the driver's Go fields.
 func TestConfigErrorIsOneLine(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		env  []string
@@ -383,6 +393,7 @@ func TestConfigErrorIsOneLine(t *testing.T) {
 // TestServeHelpMentionsProxmox: `vmplane serve -h` explains the proxmox driver and its
 // settings, and exits 0.
 func TestServeHelpMentionsProxmox(t *testing.T) {
+	t.Parallel()
 	p := startProc(t, nil, "serve", "-h")
 	if code := p.exitCode(time.Minute); code != 0 {
 		t.Fatalf("exit status %d; want 0", code)
@@ -401,6 +412,7 @@ func TestServeHelpMentionsProxmox(t *testing.T) {
 // admin reset-password` refuses a data directory in use and otherwise sets the
 // password, ending the old one.
 func TestAdminPasswordLifecycle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := []string{"VMPLANE_DATA_DIR=" + dir, "VMPLANE_BCRYPT_COST=4", "VMPLANE_ADMIN_PASSWORD="}
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -506,6 +518,7 @@ func loginAs(t *testing.T, base, email, password string, want int) {
 // status 1, before it opens the store, creates the first admin or syncs: the data
 // directory stays empty.
 func TestAddressTaken(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -529,6 +542,7 @@ func TestAddressTaken(t *testing.T) {
 // holds everything (0), names each missing privilege (1), and says why it cannot
 // check a refused token or a Proxmox that does not answer (1).
 func TestProxmoxCheck(t *testing.T) {
+	t.Parallel()
 	full := pvefake.New(pvefake.Config{})
 	t.Cleanup(full.Close)
 	partial := pvefake.New(pvefake.Config{Permissions: map[string][]string{
@@ -566,6 +580,7 @@ func TestProxmoxCheck(t *testing.T) {
 // the start finishes and the server shuts down cleanly; a start that hangs ends at a
 // second signal.
 func TestSignalWhileStarting(t *testing.T) {
+	t.Parallel()
 	p := startProc(t, append(baseEnv(t), "VMPLANE_TEST_SLOW_START=500ms"), "serve")
 	p.line("TEST: starting slowly")
 	p.signal(syscall.SIGTERM)
@@ -591,6 +606,7 @@ func TestSignalWhileStarting(t *testing.T) {
 // holder's pid (not Badger's lock error); so does `vmplane admin reset-password`. The
 // first server is unharmed, and once it stopped the directory can be opened again.
 func TestSecondProcessOnDataDir(t *testing.T) {
+	t.Parallel()
 	env := baseEnv(t)
 	dir := strings.TrimPrefix(env[1], "VMPLANE_DATA_DIR=")
 	first := startProc(t, env, "serve")
@@ -630,6 +646,7 @@ func TestSecondProcessOnDataDir(t *testing.T) {
 // $NOTIFY_SOCKET) serve reports its start, READY=1 once the API answers, WATCHDOG=1
 // pings when $WATCHDOG_USEC asks for them, and STOPPING=1 at SIGTERM, then exits 0.
 func TestSystemdNotify(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "sd") // t.TempDir() can exceed a socket path's 108 bytes
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ func TestVersionText(t *testing.T) {
 // written in the working directory (no ./data) and nothing listens. `vmplane
 // --version` prints the version; serve's flags without the command are a usage error.
 func TestBareVmplaneIsTheOverview(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{nil, {"-h"}, {"--help"}, {"--version"}, {"--addr", "127.0.0.1:0"}, {"--tenat", "x", "machine", "list"}} {
 		t.Run(strings.Join(append([]string{"vmplane"}, args...), " "), func(t *testing.T) {
 			dir := t.TempDir()

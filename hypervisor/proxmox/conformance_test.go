@@ -14,6 +14,9 @@ import (
 // over the fake Proxmox. Its templates 9000 and 9001 are on shared storage (cephpool),
 // so they clone to any node, as the suite needs.
 func TestConformance(t *testing.T) {
+	// The package's longest test: parallel, so that it overlaps the other long one
+	// (each on fakes of its own) instead of adding to it.
+	t.Parallel()
 	fakes := map[hypervisor.Driver]*pvefake.Server{} // each subject's fake, for PowerSpy
 	hypervisortest.Conformance(t, func(t *testing.T) hypervisortest.Subject {
 		clk := hypervisortest.NewClock(time.Date(2025, 3, 12, 10, 30, 15, 0, time.UTC))

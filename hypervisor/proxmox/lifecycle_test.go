@@ -133,6 +133,9 @@ func TestCreateNextIDTakenByAnotherClient(t *testing.T) {
 // machines at once all succeed, each with its own vmid, although /cluster/nextid
 // offers the callers that ask at the same moment the same vmid.
 func TestCreatesOfThreeClientsAtOnce(t *testing.T) {
+	// The package's longest test: parallel, so that it overlaps the other long one
+	// (each on fakes of its own) instead of adding to it.
+	t.Parallel()
 	d, f := newTest(t, pvefake.Config{})
 	ds := []*Driver{d, newDriver(t, f), newDriver(t, f)}
 	const n = 60

@@ -133,6 +133,9 @@ func TestSharedMembersSeeEachOther(t *testing.T) {
 // claims its vmid in the store, and a member that loses takes the next free one. A
 // vmid named by two creates at once goes to one of them.
 func TestSharedConcurrentCreates(t *testing.T) {
+	// The package's longest test: parallel, so that it overlaps the other long one
+	// (each on fakes of its own) instead of adding to it.
+	t.Parallel()
 	clk := hypervisortest.NewClock(t0)
 	ms := members(t, 2, Config{Seed: 1, OpDelay: time.Millisecond, Now: clk.Now})
 	const each = 20
@@ -327,6 +330,9 @@ func TestSharedFirstStartAtOnce(t *testing.T) {
 
 // The behaviours every driver shares hold for a sim whose world lives in etcd.
 func TestConformanceShared(t *testing.T) {
+	// The package's longest test: parallel, so that it overlaps the other long one
+	// (each on fakes of its own) instead of adding to it.
+	t.Parallel()
 	srv := etcdtest.Start(t)
 	var n atomic.Int32
 	hypervisortest.Conformance(t, func(t *testing.T) hypervisortest.Subject {

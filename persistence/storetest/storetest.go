@@ -18,7 +18,8 @@ import (
 )
 
 // Run runs the suite. open returns a new, empty store for one subtest and closes it
-// when the subtest ends (Close must be idempotent: one subtest closes it itself).
+// when the subtest ends (Close must be idempotent: one subtest closes it itself). The
+// subtests run in parallel: open may be called from several goroutines at once.
 func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 	tests := []struct {
 		name string
@@ -40,8 +41,13 @@ func Run(t *testing.T, open func(t *testing.T) persistence.Store) {
 		{"ScanCancelledMidway", testScanCancelledMidway},
 		{"Close", testClose},
 	}
+	// Each case has a store of its own (open), so they run side by side: most of
+	// their time is waiting (a TTL to pass, etcd to answer), not work.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.fn(t, open(t))
+		})
 	}
 }
 

@@ -51,6 +51,7 @@ func axeCheck(t *testing.T, ctx context.Context, page string) {
 // console's main pages: sign-in, a tenant's machine list, a machine's page and the
 // account page, and the operator's dashboard.
 func TestConsoleAccessibility(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("app-1")
 	ctx := tab(t)
@@ -83,6 +84,7 @@ func TestConsoleAccessibility(t *testing.T) {
 // phone's 360 px, in the dark theme: none is wider than the screen (no sideways
 // scrolling), and axe-core finds no serious or critical violation in that theme.
 func TestConsolePhone(t *testing.T) {
+	t.Parallel()
 	long(t)
 	s := newSite(t)
 	// A webhook of the tenant's before its machine: the machine's events fill its log.

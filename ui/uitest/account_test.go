@@ -18,6 +18,7 @@ import (
 // second factor (a recovery code read from the page: the enrolment spent this
 // period's code of the app).
 func TestConsoleAccount(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	// Another login of the same user, to be ended from the page.
 	s.call("POST", "/api/auth/login", "", map[string]any{"email": "mine@example.test", "password": userPassword}, 200, nil)
@@ -106,6 +107,7 @@ func TestConsoleAccount(t *testing.T) {
 // opens a machine of the list on its page, with its graphs through the operators'
 // routes.
 func TestConsoleDashboard(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/", apptest.AdminEmail, apptest.AdminPassword)

@@ -13,6 +13,7 @@ import (
 // name set and cleared in place, and that address removed again; each step read back
 // through the API as well.
 func TestConsoleMachineAddresses(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.call("POST", "/api/resources/ip-pools", s.admin, map[string]any{"name": "docs-v4", "cidr": "192.0.2.0/24", "gateway": "192.0.2.1"}, 201, nil)
 	var plan struct{ ID string }

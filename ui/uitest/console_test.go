@@ -23,6 +23,7 @@ import (
 
 	"github.com/vmplane/vmplane/app"
 	"github.com/vmplane/vmplane/app/apptest"
+	"github.com/vmplane/vmplane/internal/testwait"
 )
 
 // browser is the package's one Chromium (started by TestMain): each test opens a tab
@@ -57,6 +58,19 @@ func TestMain(m *testing.M) {
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 900),
 	}
+	// As root, Chromium sets its processes' priority itself: nice 0 for most, -8 for
+	// the browser's own, whatever the test runs at (`nice -n 19 go test` left the
+	// browser, most of the package's work, above everything else on the machine). Its
+	// capability to raise a priority (CAP_SYS_NICE) is taken from it, so it keeps the
+	// test's: setpriv (util-linux) drops it from the bounding set and execs Chromium.
+	if os.Geteuid() == 0 {
+		if setpriv, err := exec.LookPath("setpriv"); err == nil {
+			opts = append(opts, chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+				cmd.Args = append([]string{setpriv, "--bounding-set=-sys_nice", "--", cmd.Path}, cmd.Args[1:]...)
+				cmd.Path = setpriv
+			}))
+		}
+	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	var cancel context.CancelFunc
 	browser, cancel = chromedp.NewContext(alloc)
@@ -64,6 +78,10 @@ func TestMain(m *testing.M) {
 	if err := chromedp.Run(browser); err != nil {
 		fmt.Fprintln(os.Stderr, "uitest: starting chromium:", err)
 	} else {
+		// Four tests at once unless -parallel says otherwise: most of a test's time
+		// is waiting on the browser (a page to load, a task to end, a poll), so one
+		// per core left both cores idle much of the time.
+		testwait.Parallel(4)
 		code = m.Run()
 	}
 	cancel()
@@ -152,20 +170,18 @@ func (s *site) call(method, path, token string, body any, status int, out any) {
 	}
 }
 
-// tab opens a tab of the package's browser for one test. A script's uncaught
-// exception or a Content-Security-Policy refusal in it fails the test: the page
-// would be broken or unstyled without any step noticing.
+// tab opens a tab of the package's browser for one test, in a browser context of its
+// own, as another person's browser would be: no cookie or storage shared with the
+// other tabs. The tests run in parallel, each against a server of its own on another
+// port of 127.0.0.1, and cookies are per host, not per port: in one shared context a
+// test's sign-in would replace another's session cookie. A test that needs a second
+// person (or a browser that never signed in) opens a second tab. The target is made
+// here with a window of its own (the same 1280x900 as the first one): headless
+// Chromium refuses a tab in a new browser context that has no window to put it in
+// (chromedp.WithNewBrowserContext asks for a tab). A script's uncaught exception or a
+// Content-Security-Policy refusal in the tab fails the test: the page would be broken
+// or unstyled without any step noticing.
 func tab(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(browser)
-	return watched(t, ctx, cancel)
-}
-
-// freshTab opens a tab in a browser context of its own, as another person's browser
-// would be: no cookie or storage shared with the other tabs. The target is made here
-// with a window of its own: headless Chromium refuses a tab in a new browser context
-// that has no window to put it in (chromedp.WithNewBrowserContext asks for a tab).
-func freshTab(t *testing.T) context.Context {
 	t.Helper()
 	exec := cdp.WithExecutor(browser, chromedp.FromContext(browser).Browser)
 	id, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -178,6 +194,10 @@ func freshTab(t *testing.T) context.Context {
 	}
 	t.Cleanup(func() { _ = target.DisposeBrowserContext(id).Do(exec) })
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(page))
+	// Kept where a test finds it (chromedp.FromContext), for the settings that are the
+	// browser context's, such as where downloads go. chromedp does not dispose of a
+	// context it did not create: the cleanup above does.
+	chromedp.FromContext(ctx).BrowserContextID = id
 	return watched(t, ctx, cancel)
 }
 
@@ -218,7 +238,10 @@ func watched(t *testing.T, ctx context.Context, cancel context.CancelFunc) conte
 			t.Errorf("in the page: %s", f)
 		}
 	})
-	if err := chromedp.Run(ctx, cdplog.Enable()); err != nil {
+	// Several windows are open at once (the tests run in parallel): each page is told
+	// it has the focus, as the only window of a person's browser would, so that focus
+	// and blur behave the same whichever window was opened last.
+	if err := chromedp.Run(ctx, cdplog.Enable(), emulation.SetFocusEmulationEnabled(true)); err != nil {
 		t.Fatal(err)
 	}
 	return ctx
@@ -289,6 +312,7 @@ func row(name string) string { return fmt.Sprintf(`//tr[td/a[normalize-space(.)=
 // watches its task end in the list without a reload, sees an error's detail next to
 // its field, stops the machine from its page, and is refused the other tenant's.
 func TestConsoleTenant(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	run(t, ctx, "sign in",
@@ -361,6 +385,7 @@ func TestConsoleTenant(t *testing.T) {
 // there (the operator's pages are a chunk loaded when opened), then filters every
 // machine by status and name.
 func TestConsoleOperator(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	var rows int

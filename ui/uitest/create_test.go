@@ -20,6 +20,7 @@ func choose(sel, value string) chromedp.Action {
 // each plan's sizes and allowed templates, and creates a machine of a plan; an
 // operator's offers custom sizes too and names the tenant.
 func TestConsoleCreateWithPlan(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	var small, big struct{ ID string }
 	s.call("POST", "/api/resources/plans", s.admin, map[string]any{"name": "small", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10,
@@ -59,7 +60,7 @@ func TestConsoleCreateWithPlan(t *testing.T) {
 		t.Fatalf("the tenant's machines %+v", mine.Items)
 	}
 
-	// The tabs share the browser's cookies: sign out first.
+	// The same tab for the operator: sign out first.
 	op := ctx
 	run(t, op, "sign out", chromedp.Click(`//button[normalize-space(.)="Sign out"]`), chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery))
 	signIn(t, op, s.srv.Base, "/admin/machines", apptest.AdminEmail, apptest.AdminPassword)

@@ -43,6 +43,7 @@ const streamHook = `(() => {
 // with Last-Event-ID and the machine joins the list from the events it missed,
 // without a reload.
 func TestConsoleEventsResume(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	run(t, ctx, "hook the stream", chromedp.ActionFunc(func(ctx context.Context) error {

@@ -80,6 +80,7 @@ func dragTo(from, onto string) chromedp.Action {
 // to its field first), deletes one and edits one in place (a wrong port refused next
 // to its field first); the API's order follows each move.
 func TestConsoleFirewall(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.rule("ssh", "22")
 	s.rule("web", "443")

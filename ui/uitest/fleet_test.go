@@ -98,6 +98,8 @@ func measure(t *testing.T, ctx context.Context, step, pred, action string) float
 // never asserted (BENCHMARKS.md has the figures).
 func TestConsoleFleet(t *testing.T) {
 	long(t)
+	// Not t.Parallel: the parallel tests wait until this one has ended, so its
+	// figures are the page's alone, not those of a browser busy with other tests.
 	cfg := apptest.Config(t.TempDir())
 	cfg.SimMachines = fleetSize
 	srv, err := apptest.StartConfig(cfg)

@@ -20,6 +20,7 @@ var resetLink = regexp.MustCompile(`https://panel\.example\.test/reset-password\
 // loopback, the link's page sets a new password, and the console signs in with it.
 // A server with no mail set up refuses, its detail shown.
 func TestConsoleForgotPassword(t *testing.T) {
+	t.Parallel()
 	smtpd := mailtest.Start(t, mailtest.Options{})
 	s := newSiteWith(t, func(c *app.Config) {
 		c.SMTPHost, c.SMTPPort, c.SMTPSecurity = smtpd.Host, smtpd.Port, "none"
@@ -58,7 +59,7 @@ func TestConsoleForgotPassword(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/machines", "mine@example.test", fresh)
 
 	off := newSite(t)
-	ctx2 := freshTab(t)
+	ctx2 := tab(t)
 	run(t, ctx2, "no mail set up: refused with its detail",
 		chromedp.Navigate(off.srv.Base+"/"),
 		chromedp.WaitVisible(`button[data-forgot]`, chromedp.ByQuery),

@@ -48,6 +48,8 @@ __ui.painted = (before) => new Promise((resolve) => {
 // as the API serves for the year; the time is logged, never asserted (BENCHMARKS.md).
 func TestConsoleGraphYear(t *testing.T) {
 	long(t)
+	// Not t.Parallel: the parallel tests wait until this one has ended, so its
+	// figures are the page's alone, not those of a browser busy with other tests.
 	s := newSite(t)
 	var g struct{ Points []map[string]any }
 	s.call("GET", "/api/virt/cluster/usage-graphs?timeframe=year", s.admin, nil, 200, &g)
@@ -88,6 +90,8 @@ func TestConsoleGraphYear(t *testing.T) {
 // switched to the year, timed from the click to the four charts drawn again.
 func TestConsoleMachineGraphYear(t *testing.T) {
 	long(t)
+	// Not t.Parallel: the parallel tests wait until this one has ended, so its
+	// figures are the page's alone, not those of a browser busy with other tests.
 	s := newSite(t)
 	id := s.machine("year-1")
 	var g struct{ Points []map[string]any }

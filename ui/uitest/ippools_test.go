@@ -37,6 +37,7 @@ func (s *site) pools() map[string]pool {
 // place, deletes it, and is refused the delete of a pool a machine holds an address
 // of (the API's title and detail shown under its row, its count of addresses shown).
 func TestConsoleIPPools(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/ip-pools", apptest.AdminEmail, apptest.AdminPassword)

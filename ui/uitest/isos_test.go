@@ -43,6 +43,7 @@ func (s *site) isos() map[string]iso {
 // match turns failed with the reason shown; a file uploaded from the browser, its
 // checksum computed in the page, turns ready with its size; and one is deleted.
 func TestConsoleISOs(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	body := "an image fetched by its URL"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))

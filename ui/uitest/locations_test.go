@@ -39,6 +39,7 @@ func (s *site) locations() map[string]location {
 // location, renames it in place, is refused its delete while an IP pool belongs to
 // it (the API's detail naming the pool), and deletes it once the pool is gone.
 func TestConsoleLocations(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/locations", apptest.AdminEmail, apptest.AdminPassword)
@@ -163,6 +164,7 @@ func TestConsoleLocations(t *testing.T) {
 // machine of its own sizes made in the location chosen on the form (its templates
 // alone offered) is there too.
 func TestConsolePlaceInALocation(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	var berlin location
 	s.call("POST", "/api/resources/locations", s.admin, map[string]any{"name": "Berlin", "driver": "sim"}, 201, &berlin)

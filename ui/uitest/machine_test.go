@@ -99,6 +99,7 @@ func confirm(within, name string) chromedp.Action {
 // and off, a resize, a reinstall from the template list, and the serial console
 // (its banner read, a command typed and answered).
 func TestConsoleMachinePage(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	isoID := s.addISO(apptest.RescueISO)
 	id := s.machine("app-1")

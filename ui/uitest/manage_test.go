@@ -48,6 +48,7 @@ func heading(name, status string) string {
 // it, resets it (asked once more), renames it, sets its boot order, deletes a
 // backup of it, and deletes it, landing on the list without it.
 func TestConsoleMachineManage(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("keep-1")
 	ctx := tab(t)
@@ -117,6 +118,7 @@ func TestConsoleMachineManage(t *testing.T) {
 // suspension starting it again, and marks it for termination (a grace of an hour)
 // and takes that back.
 func TestConsoleMachineOperate(t *testing.T) {
+	t.Parallel()
 	s := newSiteWith(t, func(c *app.Config) { c.TerminateGrace = time.Hour })
 	id := s.machine("ops-1")
 	from := s.vm(id).Node
@@ -212,6 +214,7 @@ func (s *site) address(id string) string {
 // other tenant's machine next to its target, checks its own machine's port (passing),
 // sees it fail and its alert fire once the machine is stopped, and acknowledges it.
 func TestConsoleTenantHealth(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("probed-1")
 	mine, theirs := s.address(id), s.address(s.other)
@@ -275,6 +278,7 @@ func TestConsoleTenantHealth(t *testing.T) {
 // TestConsoleSync: on the nodes page an operator asks for a sync with the hypervisor
 // and reads what it did (the simulator's three nodes, the machines it knows already).
 func TestConsoleSync(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/nodes", apptest.AdminEmail, apptest.AdminPassword)
@@ -289,6 +293,7 @@ func TestConsoleSync(t *testing.T) {
 // into a new machine with a name of its own (the task followed to its end, the new
 // machine's page linked), and deletes it.
 func TestConsoleAdminBackups(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("saved-1")
 	var b struct{ Task struct{ ID string } }
@@ -343,6 +348,7 @@ func TestConsoleAdminBackups(t *testing.T) {
 // TestConsoleStoreBackup: on the nodes page an operator downloads a backup of the
 // store; the file the browser saves is the server's backup stream (its header line).
 func TestConsoleStoreBackup(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	dir := t.TempDir()
@@ -358,7 +364,10 @@ func TestConsoleStoreBackup(t *testing.T) {
 	signIn(t, ctx, s.srv.Base, "/admin/nodes", apptest.AdminEmail, apptest.AdminPassword)
 	var saved string
 	run(t, ctx, "download it",
-		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName).WithDownloadPath(dir).WithEventsEnabled(true),
+		// The tab's own browser context's downloads (tab): without it, the setting
+		// would be the default context's, which the tab is not in.
+		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName).WithDownloadPath(dir).WithEventsEnabled(true).
+			WithBrowserContextID(chromedp.FromContext(ctx).BrowserContextID),
 		chromedp.Click(`button[data-store-backup]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`//p[@data-store-saved][starts-with(., "Saved vmplane-store-")]`),
 		chromedp.Text(`//p[@data-store-saved]`, &saved),
@@ -381,6 +390,7 @@ func TestConsoleStoreBackup(t *testing.T) {
 // TestConsoleAssignMachine: an operator gives a machine of no tenant (one the sync
 // found on the simulator) to a tenant from the machine list; its page then opens.
 func TestConsoleAssignMachine(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	var ms struct {
 		Items []struct {
@@ -424,6 +434,7 @@ func TestConsoleAssignMachine(t *testing.T) {
 // TestConsoleServerHealth: the operator's dashboard says how the server is, as
 // /api/health does: ok, with its store's and hypervisor's checks.
 func TestConsoleServerHealth(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/dashboard", apptest.AdminEmail, apptest.AdminPassword)

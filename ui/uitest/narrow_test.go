@@ -28,6 +28,7 @@ func fits(t *testing.T, page string) chromedp.Action {
 // TestConsoleNarrow: the operator's tenants, tenant, plans, health checks and audit
 // pages and the tenant's overview fit a 360 px wide screen.
 func TestConsoleNarrow(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.call("POST", "/api/resources/plans", s.admin, map[string]any{"name": "small", "cpu_cores": 1, "memory_mb": 1024, "disk_gb": 10}, 201, nil)
 	s.machine("narrow-1")

@@ -27,6 +27,7 @@ func navOpen(group, page string) chromedp.Action {
 // group of the page open says which page it is, and axe-core finds no serious
 // violation with a group open.
 func TestConsoleOperatorNav(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	run(t, ctx, "a 1280 px screen", chromedp.EmulateViewport(1280, 800))

@@ -15,6 +15,7 @@ import (
 // resize) with a note saying why. The operator's part changes its size (PATCH
 // /api/virt/vms/{id}/config) and moves it to a plan (POST .../plan).
 func TestConsoleMachineOfNoTenant(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.call("POST", "/api/resources/plans", s.admin, map[string]any{"name": "big", "cpu_cores": 6, "memory_mb": 12288, "disk_gb": 80}, 201, nil)
 	ctx := tab(t)

@@ -14,6 +14,7 @@ import (
 // form filled in the browser, and lands signed in on the page the sign-in started
 // from; a reload keeps the login (this tab's refresh token), and signing out ends it.
 func TestConsoleOIDC(t *testing.T) {
+	t.Parallel()
 	idp := ssotest.Start(t, ssotest.User{ID: "root", Email: apptest.AdminEmail, Groups: []string{"ops"}})
 	addr := idp.Serve()
 	cfg := apptest.Config(t.TempDir())

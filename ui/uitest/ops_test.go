@@ -27,6 +27,7 @@ func closedPort(t *testing.T) string {
 // its field, adds a health check of a closed loopback port, sees it fail and its alert event fire, acknowledges the alert by keyboard,
 // and deletes the check, whose alert then resolves.
 func TestConsoleHealthChecks(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/health", apptest.AdminEmail, apptest.AdminPassword)
@@ -80,6 +81,7 @@ func TestConsoleHealthChecks(t *testing.T) {
 // TestConsoleAudit: an operator reads the audit log, filters it by action, pages
 // through it, and a filter that matches nothing says so.
 func TestConsoleAudit(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	for i := range 25 {
 		s.call("POST", "/api/resources/tenants", s.admin, map[string]any{"name": fmt.Sprintf("t%02d", i)}, 201, nil)
@@ -122,6 +124,7 @@ func TestConsoleAudit(t *testing.T) {
 // changed, the row and the API showing them), and filters its alert events by
 // severity and kind as well as status, the filter kept in the URL across a reload.
 func TestConsoleHealthCheckEdit(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	var c struct{ ID string }
 	s.call("POST", "/api/monitoring/health-checks", s.admin, map[string]any{"name": "db", "type": "tcp", "target": closedPort(t),

@@ -10,6 +10,7 @@ import (
 // quota's use against its limits, the usage trends (another span chosen) and a
 // machine's traffic against its plan's allowance, and the usage for invoices.
 func TestConsoleOverview(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.call("PATCH", "/api/resources/tenants/"+s.mine, s.admin, map[string]any{"quota": map[string]any{"machines": 5}}, 200, nil)
 	var metered struct{ ID string }

@@ -33,6 +33,7 @@ func (s *site) plans() map[string]plan {
 // size and clears its traffic bound, reads its capacity, is refused the delete of the
 // plan a machine uses (the API's detail shown), and deletes another.
 func TestConsolePlans(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/plans", apptest.AdminEmail, apptest.AdminPassword)

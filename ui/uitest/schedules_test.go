@@ -27,6 +27,7 @@ func (s *site) schedules(kind string) []string {
 // it in place (a wrong cron refused next to its field, then its cron, mode and state
 // changed), and deletes the power schedule.
 func TestConsoleSchedules(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("app-1")
 	ctx := tab(t)
@@ -121,6 +122,7 @@ func TestConsoleSchedules(t *testing.T) {
 // one, then its cron and state changed) and deletes a power schedule, the API's lists
 // checked after each.
 func TestConsoleAdminSchedules(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	mine := s.machine("app-1")
 	theirs := s.tenantNamed("theirs").ID

@@ -15,6 +15,7 @@ import (
 // (a stop through the API) shows up and reaches succeeded from the event stream alone;
 // axe-core finds no serious violation.
 func TestConsoleOperatorTasks(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("task-1")
 	ctx := tab(t)

@@ -14,6 +14,7 @@ import (
 // plan's location instead of a choice and offers that location's templates. Both
 // machines are made in Berlin, one of the plan, one of its own sizes.
 func TestConsoleTenantPlacesAMachine(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	var berlin location
 	s.call("POST", "/api/resources/locations", s.admin, map[string]any{"name": "Berlin", "driver": "sim"}, 201, &berlin)

@@ -57,6 +57,7 @@ func (s *site) userDisabled(email string, want bool) {
 // reason and unsuspends it, adds a user to it (its delete refused then), disables
 // and enables the user and deletes it, reads its usage and its overview, and deletes it.
 func TestConsoleTenants(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	ctx := tab(t)
 	signIn(t, ctx, s.srv.Base, "/admin/tenants", apptest.AdminEmail, apptest.AdminPassword)

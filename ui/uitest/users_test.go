@@ -58,6 +58,7 @@ func accountRow(email string) string { return fmt.Sprintf(`//tr[@data-account=%q
 // disabled user refused, makes a login link for a tenant user and opens it in a fresh
 // browser context, landing signed in as that user; and deletes the operator.
 func TestConsoleUsers(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	s.enrolTOTP("theirs@example.test", userPassword)
 	ctx := tab(t)
@@ -119,7 +120,7 @@ func TestConsoleUsers(t *testing.T) {
 	if u, _ := s.account(opEmail); !u.Disabled || u.ExternalID != nil {
 		t.Fatalf("the operator after the edit %+v", u)
 	}
-	fresh := freshTab(t)
+	fresh := tab(t)
 	run(t, fresh, "the disabled operator's sign-in refused",
 		chromedp.Navigate(s.srv.Base+"/admin/dashboard"),
 		chromedp.WaitVisible(`input[name=email]`, chromedp.ByQuery),
@@ -161,7 +162,7 @@ func TestConsoleUsers(t *testing.T) {
 	if !strings.HasPrefix(url, s.srv.Base+"/login-link?token=") {
 		t.Fatalf("the link %q", url)
 	}
-	other := freshTab(t)
+	other := tab(t)
 	run(t, other, "the link opened in a fresh browser lands signed in as the user",
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`//span[@class="who"][normalize-space(.)="mine@example.test"]`),

@@ -82,6 +82,7 @@ func simPixel(name string, x, y int) string {
 // draws it on its canvas, pixel for pixel; a key typed on the screen, Ctrl+Alt+Del
 // from its button and a clipboard paste go to the machine as RFB messages.
 func TestConsoleVNC(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("vnc-1")
 	vncWalk(t, s, "/machines/"+id, "mine@example.test", userPassword, "vnc")
@@ -90,6 +91,7 @@ func TestConsoleVNC(t *testing.T) {
 // TestConsoleVNCOperator: the same from the operator's page of the machine, signed in
 // as an operator: the console's ticket comes from /api/virt/vms/{id}/console.
 func TestConsoleVNCOperator(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	id := s.machine("vnc-1")
 	vncWalk(t, s, "/admin/machines/"+id+"?tenant="+s.mine, apptest.AdminEmail, apptest.AdminPassword, "")

@@ -98,6 +98,7 @@ func (r *receiver) times(id string) int {
 // events and turns it off in place, and deletes it. An operator makes one for a
 // tenant chosen from the list.
 func TestConsoleWebhooks(t *testing.T) {
+	t.Parallel()
 	s := newSite(t)
 	rcv := newReceiver(t)
 	ctx := tab(t)
@@ -204,7 +205,7 @@ func TestConsoleWebhooks(t *testing.T) {
 		t.Fatal("the webhook is still there")
 	}
 
-	op := freshTab(t)
+	op := tab(t)
 	signIn(t, op, s.srv.Base, "/admin/webhooks", apptest.AdminEmail, apptest.AdminPassword)
 	opURL := rcv.URL + "/operator"
 	run(t, op, "an operator's webhook for one tenant",
