@@ -36,11 +36,17 @@ import (
 //     before it answers (released: the writer goes on), and takes it again after
 //     another catch-up.
 //
+//   - A writer that cannot reach a member for withdrawAfter (the member died and etcd
+//     has not expired its lease yet, or the network splits the members but not etcd)
+//     withdraws its acks: it rewrites the member's record without them, under the
+//     member's lease, and waits withdrawFence. A member holding its lease hears of
+//     that within readLeaseFresh and gives it up; it takes it again only while its
+//     record announces acks, and offers them again after a pause (5 s, doubling to a
+//     minute).
+//
 // So a read that begins on a holding member after a write was acknowledged anywhere
-// finds that write told to its caches. A member that dies holds writes up to its
-// cluster lease's TTL (the deletion of its record); one that other members cannot
-// reach while etcd still renews its lease holds them until settleWait, and they fail
-// as a timeout (the write was made).
+// finds that write told to its caches. A member that dies, or that the others cannot
+// reach, holds writes for about withdrawAfter + withdrawFence (2.55 s) at most.
 
 // ReadLeaseFeature is what a member whose writes wait for the read leases announces
 // (Options.Maintains): members hold read leases only while every live member does.
@@ -64,6 +70,18 @@ const (
 	// member stops holding: etcd counts the TTL from its own renewal, which the
 	// member hears of a little later, and clocks run at slightly different rates.
 	leaseMargin = 500 * time.Millisecond
+	// withdrawAfter is how long a writer tries to reach a member holding a lease that
+	// etcd still renews before it withdraws the member's acks (withdraw): a member the
+	// others cannot reach must not hold every write.
+	withdrawAfter = 2 * time.Second
+	// withdrawFence is how long a writer waits once it withdrew a member's acks: the
+	// member's watch hears of it within readLeaseFresh while it holds (Holding), and a
+	// tenth more for the members' clocks running at slightly different rates.
+	withdrawFence = readLeaseFresh + readLeaseFresh/10
+	// reofferFirst and reofferMax bound the pause before a member whose acks were
+	// withdrawn offers them again (doubling each time).
+	reofferFirst = 5 * time.Second
+	reofferMax   = time.Minute
 	// readLeaseFresh is how recent the store's watch's catch-up with etcd must be for
 	// the member to hold (persistence.WatchClock): a member of an earlier release
 	// that joins is seen within it.
@@ -78,6 +96,9 @@ type leaseStore interface {
 	CatchUp(ctx context.Context) error
 	// WatchedThrough is persistence.WatchClock's.
 	WatchedThrough() (time.Time, uint64)
+	// Watch is persistence.Store's: fn hears of every write of a key under prefix
+	// before WatchedThrough passes it.
+	Watch(prefix []byte, fn func(key []byte))
 }
 
 // ReadLease is a member's read leases: its own (Holding, and the acks it answers
@@ -92,6 +113,8 @@ type ReadLease struct {
 	holding   atomic.Bool
 	gen       uint64 // counts releases
 	promoting bool
+	offered   bool          // its record announces acks (as this member last put it)
+	reoffer   time.Duration // the pause before the next offer after a withdrawal
 
 	peersMu sync.Mutex
 	peers   map[int64]*peerAcks // by lease
@@ -117,6 +140,15 @@ func (c *Cluster) StartReadLease(store leaseStore) *ReadLease {
 	c.mu.Lock()
 	c.readLease = l
 	c.mu.Unlock()
+	// A write of this member's record by another member withdraws its acks: the lease
+	// is given up before the watch moves past that write, and taken again only while
+	// the record still announces acks (promote).
+	own := string(c.MemberKey())
+	store.Watch([]byte(own), func(key []byte) {
+		if string(key) == own {
+			l.release("")
+		}
+	})
 	return l
 }
 
@@ -164,6 +196,9 @@ func (l *ReadLease) offer() {
 		c.log.Warn("member could not announce its read lease: its reads catch up with etcd each", zap.Error(err))
 		return
 	}
+	l.mu.Lock()
+	l.offered = true
+	l.mu.Unlock()
 	l.release("") // not held yet: take it after a catch-up
 }
 
@@ -187,7 +222,9 @@ func (l *ReadLease) release(why string) {
 	}
 }
 
-// promote takes the lease after a catch-up round that began after the last release.
+// promote takes the lease after a catch-up round that began after the last release,
+// if the member's record still announces acks then: another member may have withdrawn
+// them (withdraw), and then the member offers them again later.
 func (l *ReadLease) promote() {
 	ctx := l.c.runCtx
 	for ctx.Err() == nil {
@@ -196,23 +233,61 @@ func (l *ReadLease) promote() {
 		l.mu.Unlock()
 		rctx, cancel := context.WithTimeout(ctx, l.c.opts.RequestTimeout)
 		err := l.store.CatchUp(rctx)
-		cancel()
+		var acks bool
 		if err == nil {
-			l.mu.Lock()
-			if l.gen == gen {
-				l.holding.Store(true)
-				l.promoting = false
-				l.mu.Unlock()
-				return
-			}
-			l.mu.Unlock()
+			acks, err = l.announced(rctx)
+		}
+		cancel()
+		if err != nil {
+			pauseFor(ctx, ackRetry)
 			continue
 		}
-		pauseFor(ctx, ackRetry)
+		l.mu.Lock()
+		if l.gen != gen {
+			l.mu.Unlock()
+			continue // released meanwhile: catch up again
+		}
+		l.promoting = false
+		if acks {
+			l.holding.Store(true)
+			l.mu.Unlock()
+			return
+		}
+		withdrawn := l.offered // else it has not offered them yet: offer does
+		l.offered = false
+		if withdrawn {
+			l.reoffer = min(max(2*l.reoffer, reofferFirst), reofferMax)
+		}
+		pause := l.reoffer
+		l.mu.Unlock()
+		if withdrawn {
+			l.c.log.Warn("another member withdrew this member's read lease: it could not reach it; offering it again later",
+				zap.Duration("in", pause))
+			go func() {
+				if pauseFor(ctx, pause); ctx.Err() == nil {
+					l.offer()
+				}
+			}()
+		}
+		return
 	}
 	l.mu.Lock()
 	l.promoting = false
 	l.mu.Unlock()
+}
+
+// announced reads whether the member's record, under its lease, announces acks.
+func (l *ReadLease) announced(ctx context.Context) (bool, error) {
+	c := l.c
+	resp, err := c.cli.Get(ctx, c.memberKey(c.opts.Name))
+	if err != nil || len(resp.Kvs) == 0 {
+		return false, err
+	}
+	var m memberRecord
+	if json.Unmarshal(resp.Kvs[0].Value, &m) != nil {
+		return false, nil
+	}
+	return m.Acks && m.Lease == int64(c.lease), nil
 }
 
 // Settle implements persistence.Readers.
@@ -259,8 +334,8 @@ func (l *ReadLease) peerOf(rec []byte) *peerAcks {
 	var p *peerAcks
 	// This member's own watchers heard of the write before it returns.
 	if json.Unmarshal(rec, &m) == nil && m.Acks && m.Lease != int64(l.c.lease) {
-		if p = l.peers[m.Lease]; p == nil {
-			p = &peerAcks{l: l, m: m}
+		if p = l.peers[m.Lease]; p == nil || p.raw != string(rec) {
+			p = &peerAcks{l: l, m: m, raw: string(rec)}
 			l.peers[m.Lease] = p
 		}
 	}
@@ -284,6 +359,7 @@ func (l *ReadLease) forget(m memberRecord) {
 type peerAcks struct {
 	l         *ReadLease
 	m         memberRecord
+	raw       string       // the record as read: withdraw replaces exactly it
 	confirmed atomic.Int64 // the highest revision the member confirmed
 
 	mu      sync.Mutex
@@ -300,6 +376,7 @@ type ackRound struct {
 
 // seen returns once the member confirmed rev (or a later revision), or left.
 func (p *peerAcks) seen(ctx context.Context, rev int64) error {
+	var failing time.Time
 	for p.confirmed.Load() < rev {
 		r := p.join(rev)
 		select {
@@ -308,14 +385,52 @@ func (p *peerAcks) seen(ctx context.Context, rev int64) error {
 			return fmt.Errorf("member %s did not confirm revision %d: %w", p.m.Name, rev, ctx.Err())
 		}
 		if r.err == nil {
+			failing = time.Time{}
 			continue
 		}
 		if p.l.c.gone(p.m) {
 			return nil // its lease ended: it holds no read lease any more
 		}
+		if failing.IsZero() {
+			failing = time.Now()
+		} else if time.Since(failing) >= withdrawAfter {
+			if err := p.withdraw(ctx); err == nil {
+				return nil
+			}
+		}
 		pauseFor(ctx, ackRetry)
 	}
 	return nil
+}
+
+// withdraw makes the member's record say it answers no acks, under its own lease and
+// only if it is still the record the writes read, then waits withdrawFence: by then
+// the member, if it still held its lease, heard of the change and gave the lease up
+// (its watch is recent while it holds), and the writes after it do not wait for it.
+// A record that changed meanwhile (the member offered again, and caught up after; or
+// another writer withdrew it first, or the lease ended) needs only the fence.
+func (p *peerAcks) withdraw(ctx context.Context) error {
+	c := p.l.c
+	m := p.m
+	m.Acks = false
+	rec, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	key := c.memberKey(m.Name)
+	tctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	resp, err := c.cli.Txn(tctx).If(clientv3.Compare(clientv3.Value(key), "=", p.raw)).
+		Then(clientv3.OpPut(key, string(rec), clientv3.WithLease(clientv3.LeaseID(m.Lease)))).Commit()
+	cancel()
+	if err != nil && !isLeaseNotFound(err) {
+		return err
+	}
+	if err == nil && resp.Succeeded {
+		c.log.Warn("a member holding a read lease did not answer: its acks are withdrawn, so that writes go on; it offers them again later",
+			zap.String("member", m.Name), zap.String("addr", m.Addr))
+	}
+	pauseFor(ctx, withdrawFence)
+	return ctx.Err()
 }
 
 // join returns the round that answers rev: the one in flight if it asks for rev or

@@ -27,9 +27,31 @@ type fakeWatch struct {
 	catchUp int           // CatchUp calls
 	hold    chan struct{} // when set, CatchUp waits until it is closed
 	stale   bool          // WatchedThrough reports no recent catch-up
+
+	// Watch follows etcd through cli until ctx ends (nil cli: it hears nothing).
+	cli     *clientv3.Client
+	ctx     context.Context
+	watches sync.WaitGroup
 }
 
 func newFakeWatch() *fakeWatch { return &fakeWatch{moved: make(chan struct{})} }
+
+// Watch tells fn of the writes of keys under prefix (under the tests' "/test/").
+func (f *fakeWatch) Watch(prefix []byte, fn func(key []byte)) {
+	if f.cli == nil {
+		return
+	}
+	ch := f.cli.Watch(f.ctx, "/test/"+string(prefix), clientv3.WithPrefix())
+	f.watches.Add(1)
+	go func() {
+		defer f.watches.Done()
+		for resp := range ch {
+			for _, ev := range resp.Events {
+				fn(ev.Kv.Key[len("/test/"):])
+			}
+		}
+	}()
+}
 
 func (f *fakeWatch) advance(rev int64) {
 	f.mu.Lock()
@@ -102,6 +124,8 @@ func joinLeasing(t *testing.T, srv *etcdtest.Server, name string, maintains ...s
 		t.Fatal(err)
 	}
 	m := &leaseMember{testMember: &testMember{cli: cli, left: make(chan kit.Member, 16)}, watch: newFakeWatch()}
+	wctx, stopWatch := context.WithCancel(context.Background())
+	m.watch.cli, m.watch.ctx = cli, wctx
 	c, err := Join(Options{Client: cli, Prefix: "/test/", Name: name, Addr: ln.Addr().String(), Maintains: maintains,
 		Lost: func() { m.lost.Store(true) }})
 	if err != nil {
@@ -113,6 +137,8 @@ func joinLeasing(t *testing.T, srv *etcdtest.Server, name string, maintains ...s
 	rt := kit.New(nil, nil, kit.EntityOptions{})
 	c.Serve(rt, ln)
 	t.Cleanup(func() {
+		stopWatch()
+		m.watch.watches.Wait()
 		m.leave()
 		rt.Shutdown()
 	})
@@ -226,7 +252,8 @@ func TestSettleWaitsForEveryHolder(t *testing.T) {
 
 // TestSettleWaitsForADeadHolderUntilItsLeaseEnds: a member that died answers nothing;
 // a write waits until its record is gone (its cluster lease expired, after which it no
-// longer holds a read lease by its own clock either), then is answered.
+// longer holds a read lease by its own clock either) or its acks are withdrawn (a
+// lease etcd has not expired yet), then is answered.
 func TestSettleWaitsForADeadHolderUntilItsLeaseEnds(t *testing.T) {
 	srv := etcdtest.Start(t)
 	a, b := joinLeasing(t, srv, "a"), joinLeasing(t, srv, "b")
@@ -241,9 +268,14 @@ func TestSettleWaitsForADeadHolderUntilItsLeaseEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !a.gone(dead) {
-		t.Fatal("Settle returned while b, which never confirmed, was still a member")
+		resp, err := a.cli.Get(context.Background(), "/test/members/b")
+		var rec memberRecord
+		if err != nil || len(resp.Kvs) != 1 || json.Unmarshal(resp.Kvs[0].Value, &rec) != nil || rec.Acks {
+			t.Fatalf("Settle returned while b, which never confirmed, was still a member announcing acks (%v)", err)
+		}
 	}
-	// A member whose record is already gone is not waited for at all.
+	// A member whose record is gone, or says no acks, is not waited for at all.
+	testwait.Eventually(t, "b's lease expires", func() bool { return a.gone(dead) })
 	if err := <-settle(a, 11, recs); err != nil {
 		t.Fatal(err)
 	}
@@ -322,5 +354,37 @@ func TestNoReadLeaseOnAnAddressTheMemberCannotReach(t *testing.T) {
 	}
 	if l.Holding() {
 		t.Fatal("the member holds a read lease")
+	}
+}
+
+// TestSettleWithdrawsAHolderItCannotReach: a member that etcd still renews but the
+// writer cannot reach (its cluster listener gone: a split between members) does not
+// hold the writes until they time out: past withdrawAfter the writer withdraws its
+// acks (its record, under its own lease), waits the fence, and goes on; the member,
+// told by its watch, gives its lease up and does not take it again while its record
+// says it answers none.
+func TestSettleWithdrawsAHolderItCannotReach(t *testing.T) {
+	srv := etcdtest.Start(t)
+	a, b := joinLeasing(t, srv, "a"), joinLeasing(t, srv, "b")
+	testwait.Eventually(t, "b holds its read lease", b.lease.Holding)
+	recs := records(t, a)
+	b.transport.close() // b lives on, and etcd renews its lease
+	if err := <-settle(a, 10, recs); err != nil {
+		t.Fatalf("Settle with a holder it cannot reach: %v; want its acks withdrawn and the write answered", err)
+	}
+	resp, err := a.cli.Get(context.Background(), "/test/members/b")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("b's record: %v, %v", resp, err)
+	}
+	var rec memberRecord
+	if err := json.Unmarshal(resp.Kvs[0].Value, &rec); err != nil || rec.Acks || rec.Lease != int64(b.Cluster.lease) {
+		t.Fatalf("b's record after the withdrawal: %s (%v); want it under b's lease, without acks", resp.Kvs[0].Value, err)
+	}
+	if b.lease.Holding() {
+		t.Fatal("b holds its read lease after the fence of its withdrawal")
+	}
+	// The writes that read the new record do not wait for b.
+	if err := <-settle(a, 11, records(t, a)); err != nil {
+		t.Fatal(err)
 	}
 }
