@@ -82,6 +82,9 @@ const (
 	// withdrawn offers them again (doubling each time).
 	reofferFirst = 5 * time.Second
 	reofferMax   = time.Minute
+	// reofferReset: a withdrawal that comes this long after the member last took its
+	// lease starts the pauses again at reofferFirst.
+	reofferReset = 10 * time.Minute
 	// readLeaseFresh is how recent the store's watch's catch-up with etcd must be for
 	// the member to hold (persistence.WatchClock): a member of an earlier release
 	// that joins is seen within it.
@@ -115,6 +118,7 @@ type ReadLease struct {
 	promoting bool
 	offered   bool          // its record announces acks (as this member last put it)
 	reoffer   time.Duration // the pause before the next offer after a withdrawal
+	heldAt    time.Time     // when it last took its lease
 
 	peersMu sync.Mutex
 	peers   map[int64]*peerAcks // by lease
@@ -250,12 +254,16 @@ func (l *ReadLease) promote() {
 		l.promoting = false
 		if acks {
 			l.holding.Store(true)
+			l.heldAt = time.Now()
 			l.mu.Unlock()
 			return
 		}
 		withdrawn := l.offered // else it has not offered them yet: offer does
 		l.offered = false
 		if withdrawn {
+			if time.Since(l.heldAt) > reofferReset {
+				l.reoffer = 0 // the last withdrawal is long past: start again short
+			}
 			l.reoffer = min(max(2*l.reoffer, reofferFirst), reofferMax)
 		}
 		pause := l.reoffer
