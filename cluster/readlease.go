@@ -35,7 +35,6 @@ import (
 //   - A member whose watch does not reach a revision within ackWait gives its lease up
 //     before it answers (released: the writer goes on), and takes it again after
 //     another catch-up.
-//
 //   - A writer that cannot reach a member for withdrawAfter (the member died and etcd
 //     has not expired its lease yet, or the network splits the members but not etcd)
 //     withdraws its acks: it rewrites the member's record without them, under the
