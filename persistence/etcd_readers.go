@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vmplane/vmplane/apierr"
-
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/vmplane/vmplane/apierr"
 )
 
 // A read lease lets a cluster member answer a cache's read without a catch-up round
@@ -38,8 +38,9 @@ type Readers interface {
 // etcd for a progress notification.
 const seenByItself = 50 * time.Millisecond
 
-// settleWait bounds a write's wait for the members holding read leases: a member that
-// stopped answering is waited for until its cluster lease expires, a few seconds.
+// settleWait bounds a write's wait for the members holding read leases: one that stops
+// answering is waited for until its acks are withdrawn (about 2.5 s) or its cluster
+// lease expires; past settleWait etcd itself does not answer the withdrawal.
 const settleWait = 10 * time.Second
 
 // SetReaders makes every later transaction wait for the members holding read leases,
