@@ -15,10 +15,14 @@ import (
 type echo struct{ release chan struct{} }
 
 func (e *echo) Receive(ctx *Ctx, m any) {
-	msg, ok := m.(string)
-	if !ok {
-		return
+	if msg, ok := m.(string); ok && msg != "never" {
+		answerEcho(ctx, msg, e.release, "late answer")
 	}
+}
+
+// answerEcho is what the test actors and entities answer msg with: "twice" twice,
+// "late" each of lates once release is closed, anything else itself.
+func answerEcho(ctx *Ctx, msg string, release chan struct{}, lates ...string) {
 	switch msg {
 	case "twice":
 		ctx.Respond("first")
@@ -26,10 +30,11 @@ func (e *echo) Receive(ctx *Ctx, m any) {
 	case "late":
 		reply := ctx.Later()
 		go func() {
-			<-e.release
-			reply.Respond("late answer")
+			<-release
+			for _, a := range lates {
+				reply.Respond(a)
+			}
 		}()
-	case "never":
 	default:
 		ctx.Respond(msg)
 	}
@@ -124,20 +129,7 @@ func (e *echoEntity) Handle(ctx *Ctx, m any) {
 	if ctx.box != nil {
 		e.boxed.Add(1)
 	}
-	switch msg {
-	case "twice":
-		ctx.Respond("first")
-		ctx.Respond("second")
-	case "late":
-		reply := ctx.Later()
-		go func() {
-			<-e.release
-			reply.Respond("late answer")
-			reply.Respond("late answer, again")
-		}()
-	default:
-		ctx.Respond(msg)
-	}
+	answerEcho(ctx, msg, e.release, "late answer", "late answer, again")
 }
 
 // TestEntityAnswersItsBoxDirectly: an entity's answer goes straight to the ask's reply
