@@ -51,12 +51,25 @@ func (d *disklessDriver) Configure(ctx context.Context, ref hypervisor.Ref, c hy
 
 func (d *disklessDriver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	inv, err := d.Driver.Inventory(ctx)
+	d.shape(inv.Machines)
+	return inv, err
+}
+
+// MachinePages is the sync's read of the machines (hypervisor.MachinePager).
+func (d *disklessDriver) MachinePages(ctx context.Context, n int, page func([]hypervisor.Machine) error) error {
+	return d.Driver.MachinePages(ctx, n, func(ms []hypervisor.Machine) error {
+		d.shape(ms)
+		return page(ms)
+	})
+}
+
+// shape takes the disks off machines once detached is set.
+func (d *disklessDriver) shape(ms []hypervisor.Machine) {
 	if d.detached.Load() {
-		for i := range inv.Machines {
-			inv.Machines[i].Disks = nil
+		for i := range ms {
+			ms[i].Disks = nil
 		}
 	}
-	return inv, err
 }
 
 // startDiskless starts a server on a disklessDriver.

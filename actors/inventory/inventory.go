@@ -96,6 +96,10 @@ const syncFailLogEvery = 10 * time.Minute
 // syncFanout bounds the entity requests one sync has in flight.
 const syncFanout = 16
 
+// syncPage is how many machines a sync reads at a time from a driver that pages them
+// (hypervisor.MachinePager): four adoption batches' worth. A variable for the tests.
+var syncPage = 4096
+
 // syncEntityID is the one entity of the "sync" kind.
 const syncEntityID = "inventory"
 
@@ -330,44 +334,46 @@ func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory
 	}
 	// Neither the jobs nor the machines to adopt copy the inventory: jobs are only the
 	// machines that differ (none on a restart with nothing changed), and the new
-	// machines are moved to the front of inv.Machines, which the driver handed over as
-	// its own copy (a million machines' inventory is some 400 MB; a second copy of it
-	// was the sync's largest allocation).
+	// machines of a page are moved to its front, the page being the driver's copy
+	// handed over. A driver that pages its machines (the sim) hands over syncPage at a
+	// time, each page adopted before the next is read: a million machines' inventory
+	// held at once was 400–630 MB of the sync's heap, a second copy of the sim's fleet.
 	var jobs []job
-	nFresh := 0
-	for _, hm := range inv.Machines {
-		hm.Location = li.Location
-		if id, ok := vmids[hm.VMID]; ok {
-			delete(vmids, hm.VMID)
-			// A machine on an offline node keeps its last known record: the hypervisor
-			// has only a summary of it (Proxmox: "unknown" status, no config), which
-			// would wipe its interfaces and disks until the node is back.
-			if downNodes[hm.Node] {
-				continue
+	err = li.MachinePages(ctx, syncPage, func(page []hypervisor.Machine) error {
+		nFresh := 0
+		for _, hm := range page {
+			if id, ok := vmids[hm.VMID]; ok {
+				delete(vmids, hm.VMID)
+				// A machine on an offline node keeps its last known record: the hypervisor
+				// has only a summary of it (Proxmox: "unknown" status, no config), which
+				// would wipe its interfaces and disks until the node is back.
+				if downNodes[hm.Node] {
+					continue
+				}
+				// Only machines that differ are messaged: waking every machine's actor on
+				// each sync would keep a hundred thousand of them in memory for nothing.
+				same, stateDiffers := c.machines.Unchanged(ctx, id, hm, digests)
+				if same {
+					continue
+				}
+				jobs = append(jobs, job{id: id, m: &hm, at: asOf, confirm: stateDiffers})
+			} else {
+				// nFresh is at most the index of hm: this overwrites only machines already seen.
+				page[nFresh] = hm
+				nFresh++
 			}
-			// Only machines that differ are messaged: waking every machine's actor on
-			// each sync would keep a hundred thousand of them in memory for nothing.
-			same, stateDiffers := c.machines.Unchanged(ctx, id, hm, digests)
-			if same {
-				continue
-			}
-			jobs = append(jobs, job{id: id, m: &hm, at: asOf, confirm: stateDiffers})
-		} else {
-			// nFresh is at most the index of hm: this overwrites only machines already seen.
-			inv.Machines[nFresh] = hm
-			nFresh++
 		}
+		added, err := c.machines.Adopt(ctx, page[:nFresh])
+		res.Machines.Added += added
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	fresh := inv.Machines[:nFresh]
 	for _, id := range vmids {
 		// Which machines exist is current as of the read (Proxmox: its cluster
 		// filesystem), unlike their states, so start, not asOf, dates an absence.
 		jobs = append(jobs, job{id: id, at: start.UTC()})
-	}
-	added, err := c.machines.Adopt(ctx, fresh)
-	res.Machines.Added += added
-	if err != nil {
-		return err
 	}
 	var (
 		mu       sync.Mutex

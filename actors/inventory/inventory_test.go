@@ -171,3 +171,91 @@ func TestSyncAdoptsExternalBackups(t *testing.T) {
 		t.Fatalf("records %+v; want the one on demand alone", recs)
 	}
 }
+
+// pagedOnly is the simulator whose whole inventory the sync must not read: it counts
+// the pages of machines handed over and the largest.
+type pagedOnly struct {
+	*sim.Driver
+	t             *testing.T
+	pages, widest int
+}
+
+func (d *pagedOnly) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
+	d.t.Error("the sync read the whole inventory, every machine at once")
+	return d.Driver.Inventory(ctx)
+}
+
+func (d *pagedOnly) MachinePages(ctx context.Context, n int, page func([]hypervisor.Machine) error) error {
+	return d.Driver.MachinePages(ctx, n, func(ms []hypervisor.Machine) error {
+		d.pages++
+		d.widest = max(d.widest, len(ms))
+		return page(ms)
+	})
+}
+
+// A driver that pages its machines is synced a page at a time, never from a copy of
+// every machine at once, and what changed anywhere in its pages is found: machines
+// adopted from every page, one stopped (first page), one destroyed (last page), one
+// made after the first sync (in the last page), in one sync each.
+func TestSyncReadsMachinesInPages(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	defer func(n int) { syncPage = n }(syncPage)
+	syncPage = 3
+	d := &pagedOnly{Driver: sim.New(sim.Config{OpDelay: -1, Seed: 1, Nodes: 2, Machines: 10}), t: t}
+	s := newTestSystem(t, d)
+	res, err := s.Inventory.Sync(ctx)
+	if err != nil || res.Machines != (SyncMachines{Added: 10}) {
+		t.Fatalf("first sync: %+v, %v; want 10 machines added", res.Machines, err)
+	}
+	if d.pages != 4 || d.widest != 3 {
+		t.Fatalf("the first sync read %d pages, the largest of %d machines; want 4 of at most 3", d.pages, d.widest)
+	}
+	inv, err := d.Driver.Inventory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := inv.Machines[0], inv.Machines[len(inv.Machines)-1]
+	if first.State == hypervisor.StateRunning {
+		err = d.Power(ctx, hypervisor.Ref{VMID: first.VMID, Node: first.Node}, hypervisor.ActionStop)
+	} else {
+		err = d.Power(ctx, hypervisor.Ref{VMID: first.VMID, Node: first.Node}, hypervisor.ActionStart)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Made before the destroy, so that it does not take the destroyed machine's vmid.
+	made, err := d.Create(ctx, hypervisor.CreateSpec{Name: "made-outside", TemplateID: inv.Templates[0].ID,
+		CPUCores: 1, MemoryMB: 512, DiskGB: inv.Templates[0].DiskGB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Destroy(ctx, hypervisor.Ref{VMID: last.VMID, Node: last.Node}); err != nil {
+		t.Fatal(err)
+	}
+	d.pages, d.widest = 0, 0
+	res, err = s.Inventory.Sync(ctx)
+	if err != nil || res.Machines != (SyncMachines{Added: 1, Updated: 1, Removed: 1}) {
+		t.Fatalf("second sync: %+v, %v; want one machine added, one updated, one removed", res.Machines, err)
+	}
+	if d.pages != 4 || d.widest != 3 {
+		t.Fatalf("the second sync read %d pages, the largest of %d machines; want 4 of at most 3", d.pages, d.widest)
+	}
+	ms, _, err := s.Machines.List(ctx, "", 0, nil)
+	if err != nil || len(ms) != 10 {
+		t.Fatalf("got %d machines, %v; want 10", len(ms), err)
+	}
+	found := map[int]machines.Machine{}
+	for _, m := range ms {
+		found[m.VMID] = m
+	}
+	if _, ok := found[last.VMID]; ok {
+		t.Error("the destroyed machine is still on record")
+	}
+	if m, ok := found[made.VMID]; !ok || m.Name != "made-outside" {
+		t.Errorf("the machine made outside: %+v (found %v); want adopted", m, ok)
+	}
+	if m := found[first.VMID]; (m.Status == machines.StatusRunning) == (first.State == hypervisor.StateRunning) {
+		t.Errorf("the machine powered: status %s, was %s on the hypervisor; want it changed", m.Status, first.State)
+	}
+}

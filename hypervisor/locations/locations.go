@@ -165,14 +165,17 @@ func LocationOf(d hypervisor.Driver, tag string) (hypervisor.Driver, error) {
 // InventoriesOf reads every location's inventory of d (Dispatcher.Inventories) when d
 // is a dispatcher, else d's own as the default location's: the sync's read, which goes
 // on with the locations that answer.
+//
+// A location whose driver hands its machines over in pages (hypervisor.MachinePager)
+// answers its inventory's head, without machines: the caller reads them with
+// LocationInventory.MachinePages, one page at a time.
 func InventoriesOf(ctx context.Context, d hypervisor.Driver) []LocationInventory {
 	if l, ok := d.(interface {
-		Inventories(context.Context) []LocationInventory
+		inventories(context.Context, bool) []LocationInventory
 	}); ok {
-		return l.Inventories(ctx)
+		return l.inventories(ctx, true)
 	}
-	inv, err := d.Inventory(ctx)
-	return []LocationInventory{{Inventory: inv, Err: err}}
+	return []LocationInventory{inventoryOf(ctx, "", d, true)}
 }
 
 // Location is the driver of the location id ("" or Default: the default one), or
@@ -285,6 +288,43 @@ type LocationInventory struct {
 	Location  string
 	Inventory hypervisor.Inventory
 	Err       error
+	// pager is the location's driver when Inventory is only its head
+	// (InventoriesOf): MachinePages reads the machines from it.
+	pager hypervisor.MachinePager
+}
+
+// MachinePages hands page the location's machines, each tagged with the location:
+// from a driver that pages them, at most n at a time (hypervisor.MachinePager), else
+// the inventory's own machines as one page.
+func (li *LocationInventory) MachinePages(ctx context.Context, n int, page func([]hypervisor.Machine) error) error {
+	if li.pager == nil {
+		if len(li.Inventory.Machines) == 0 {
+			return nil
+		}
+		return page(li.Inventory.Machines)
+	}
+	return li.pager.MachinePages(ctx, n, func(ms []hypervisor.Machine) error {
+		for i := range ms {
+			ms[i].Location = li.Location
+		}
+		return page(ms)
+	})
+}
+
+// inventoryOf reads drv's inventory as the location tag's; with heads, only its head
+// when drv pages its machines.
+func inventoryOf(ctx context.Context, tag string, drv hypervisor.Driver, heads bool) LocationInventory {
+	li := LocationInventory{Location: tag}
+	if p, ok := drv.(hypervisor.MachinePager); ok && heads {
+		li.Inventory, li.Err = p.InventoryHead(ctx)
+		li.pager = p
+	} else {
+		li.Inventory, li.Err = drv.Inventory(ctx)
+	}
+	if li.Err == nil {
+		tagInventory(&li.Inventory, tag)
+	}
+	return li
 }
 
 // Inventories reads every location's inventory at once, each tagged with its
@@ -292,15 +332,18 @@ type LocationInventory struct {
 // a caller can go on with the others (the sync: a location that is down marks none of
 // its machines gone).
 func (d *Dispatcher) Inventories(ctx context.Context) []LocationInventory {
+	return d.inventories(ctx, false)
+}
+
+// inventories is Inventories; with heads, a location whose driver pages its machines
+// answers its head (InventoriesOf).
+func (d *Dispatcher) inventories(ctx context.Context, heads bool) []LocationInventory {
 	var mu sync.Mutex
 	var out []LocationInventory
 	d.each(func(tag string, drv hypervisor.Driver) {
-		inv, err := drv.Inventory(ctx)
-		if err == nil {
-			tagInventory(&inv, tag)
-		}
+		li := inventoryOf(ctx, tag, drv, heads)
 		mu.Lock()
-		out = append(out, LocationInventory{Location: tag, Inventory: inv, Err: err})
+		out = append(out, li)
 		mu.Unlock()
 	})
 	slices.SortFunc(out, func(a, b LocationInventory) int { return strings.Compare(a.Location, b.Location) })

@@ -136,6 +136,47 @@ func TestOneLocationDown(t *testing.T) {
 	hypervisortest.WantErr(t, "fra's inventory", all[1].Err, hypervisor.ErrUnavailable)
 }
 
+// TestInventoriesOfPagedLocations: the sync's read (InventoriesOf) answers the head of
+// a location whose driver pages its machines, through the dispatcher (Driver()) as
+// for a driver alone, and MachinePages hands the machines over tagged with it; the
+// dispatcher's own Inventories still lists every machine.
+func TestInventoriesOfPagedLocations(t *testing.T) {
+	d, def, _ := twoLocations(t)
+	for _, s := range []hypervisor.CreateSpec{spec("", "home"), spec("fra", "away"), spec("fra", "away2")} {
+		_, err := d.Create(bg, s)
+		hypervisortest.WantErr(t, "create "+s.Name, err)
+	}
+	heads := InventoriesOf(bg, d.Driver())
+	if len(heads) != 2 || heads[1].Location != "fra" {
+		t.Fatalf("InventoriesOf: got %+v; want the default then fra", heads)
+	}
+	for _, li := range heads {
+		if li.Err != nil || li.Inventory.Machines != nil || len(li.Inventory.Nodes) == 0 {
+			t.Fatalf("location %q: got %d machines, %d nodes, %v; want its head: nodes, no machines",
+				li.Location, len(li.Inventory.Machines), len(li.Inventory.Nodes), li.Err)
+		}
+		var names []string
+		err := li.MachinePages(bg, 1, func(ms []hypervisor.Machine) error {
+			for _, m := range ms {
+				if m.Location != li.Location {
+					t.Errorf("location %q: machine %s tagged %q", li.Location, m.Name, m.Location)
+				}
+				names = append(names, m.Name)
+			}
+			return nil
+		})
+		if want := map[string]int{"": 1, "fra": 2}[li.Location]; err != nil || len(names) != want {
+			t.Errorf("location %q: pages gave %v, %v; want %d machines", li.Location, names, err, want)
+		}
+	}
+	if alone := InventoriesOf(bg, def); len(alone) != 1 || alone[0].Inventory.Machines != nil || alone[0].pager == nil {
+		t.Errorf("InventoriesOf a driver alone: got %+v; want its head and its pages", alone)
+	}
+	if all := d.Inventories(bg); len(all) != 2 || len(all[1].Inventory.Machines) != 2 {
+		t.Errorf("Inventories: got %+v; want fra's two machines listed", all)
+	}
+}
+
 // TestISOsInEveryLocation: the ISO library's images are imported into every location
 // (a machine of any may mount them) and deleted from every one.
 func TestISOsInEveryLocation(t *testing.T) {

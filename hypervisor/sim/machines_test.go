@@ -156,6 +156,80 @@ func TestInventory(t *testing.T) {
 	}
 }
 
+// MachinePages hands over what Inventory lists, n at a time in ascending vmid order,
+// as copies the caller may change; InventoryHead is the rest of Inventory. A machine
+// destroyed before its page is read is left out; a page's error ends the pages, and
+// an unavailable hypervisor is refused like Inventory.
+func TestMachinePages(t *testing.T) {
+	d, _ := newTest(t, Config{Machines: 10, Seed: 7})
+	inv, err := d.Inventory(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := d.InventoryHead(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Machines != nil || !reflect.DeepEqual(head.Nodes, inv.Nodes) || !reflect.DeepEqual(head.Traffic, inv.Traffic) ||
+		!reflect.DeepEqual(head.Templates, inv.Templates) || len(head.Traffic) == 0 {
+		t.Fatalf("head: %+v; want the inventory without its machines (%+v)", head, inv)
+	}
+	var got []hypervisor.Machine
+	var sizes []int
+	err = d.MachinePages(bg, 4, func(ms []hypervisor.Machine) error {
+		sizes = append(sizes, len(ms))
+		got = append(got, ms...)
+		ms[0].Interfaces[0].IPAddresses[0] = "changed by the caller"
+		ms[0].Disks[0].ID = "changed by the caller"
+		return nil
+	})
+	if err != nil || !slices.Equal(sizes, []int{4, 4, 2}) {
+		t.Fatalf("pages of %v, %v; want 4, 4, 2", sizes, err)
+	}
+	again, _ := d.Inventory(bg)
+	if !reflect.DeepEqual(again.Machines, inv.Machines) {
+		t.Fatal("a change to a page reached the driver's machines")
+	}
+	for _, i := range []int{0, 4, 8} {
+		got[i] = inv.Machines[i] // the caller's own changes above
+	}
+	if !reflect.DeepEqual(got, inv.Machines) {
+		t.Fatalf("pages: %+v; want the inventory's machines %+v", got, inv.Machines)
+	}
+
+	got = got[:0]
+	stop := errors.New("stop")
+	err = d.MachinePages(bg, 4, func(ms []hypervisor.Machine) error {
+		if len(got) == 0 {
+			// Destroyed after the vmids were listed, before its page is read.
+			if err := d.Destroy(bg, hypervisor.Ref{VMID: inv.Machines[5].VMID}); err != nil && !errors.Is(err, hypervisor.ErrMachineNotFound) {
+				t.Error(err)
+			}
+		}
+		got = append(got, ms...)
+		if len(got) == 7 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || len(got) != 7 {
+		t.Fatalf("pages after a page's error: %d machines, %v; want 7 and its error", len(got), err)
+	}
+	if got[4].VMID != inv.Machines[4].VMID || got[5].VMID != inv.Machines[6].VMID {
+		t.Errorf("second page %v; want the destroyed vmid %d left out", got[4:], inv.Machines[5].VMID)
+	}
+
+	d.SetAvailable(false)
+	defer d.SetAvailable(true)
+	wantErr(t, "pages while unavailable", d.MachinePages(bg, 4, func([]hypervisor.Machine) error {
+		t.Error("a page while unavailable")
+		return nil
+	}), hypervisor.ErrUnavailable)
+	if _, err := d.InventoryHead(bg); !errors.Is(err, hypervisor.ErrUnavailable) {
+		t.Errorf("head while unavailable: %v; want ErrUnavailable", err)
+	}
+}
+
 func TestDeterministic(t *testing.T) {
 	build := func(seed int64) hypervisor.Inventory {
 		d, _ := newTest(t, Config{Seed: seed, Machines: 12})

@@ -267,8 +267,20 @@ func (d *Driver) Ping(ctx context.Context) error {
 	return d.availableLocked()
 }
 
+var _ hypervisor.MachinePager = (*Driver)(nil)
+
 // Inventory lists every node (with its usage now), machine and template, as deep copies.
 func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
+	return d.inventory(ctx, true)
+}
+
+// InventoryHead is Inventory without the machines (hypervisor.MachinePager).
+func (d *Driver) InventoryHead(ctx context.Context) (hypervisor.Inventory, error) {
+	return d.inventory(ctx, false)
+}
+
+// inventory is Inventory, with the machines' copies only when machines is set.
+func (d *Driver) inventory(ctx context.Context, machines bool) (hypervisor.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return hypervisor.Inventory{}, hypervisor.ContextError(err)
 	}
@@ -283,8 +295,10 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	now := d.now()
 	inv := hypervisor.Inventory{
 		Nodes:     make([]hypervisor.Node, 0, len(d.nodes)),
-		Machines:  make([]hypervisor.Machine, 0, len(d.machines)),
 		Templates: append([]hypervisor.Template(nil), d.templates...),
+	}
+	if machines {
+		inv.Machines = make([]hypervisor.Machine, 0, len(d.machines))
 	}
 	perNode := make(map[string][]*machine, len(d.nodes))
 	online := make(map[string]bool, len(d.nodes))
@@ -293,7 +307,9 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	}
 	for _, vmid := range d.sortedVMIDsLocked() {
 		m := d.machines[vmid]
-		inv.Machines = append(inv.Machines, cloneMachine(m.Machine))
+		if machines {
+			inv.Machines = append(inv.Machines, cloneMachine(m.Machine))
+		}
 		perNode[m.Node] = append(perNode[m.Node], m)
 		if m.State == hypervisor.StateRunning && online[m.Node] {
 			if inv.Traffic == nil {
@@ -311,6 +327,63 @@ func (d *Driver) Inventory(ctx context.Context) (hypervisor.Inventory, error) {
 	hypervisor.SortBackups(inv.Backups)
 	inv.BackupsListed = true
 	return inv, nil
+}
+
+// MachinePages hands page the machines, deep copies by ascending vmid, n at a time
+// (hypervisor.MachinePager). The vmids are listed once; each page then takes the lock
+// on its own, so the driver's other calls go on between pages, and a machine
+// destroyed before its page is read is left out.
+func (d *Driver) MachinePages(ctx context.Context, n int, page func([]hypervisor.Machine) error) error {
+	if n <= 0 {
+		return invalid("n", "a page holds at least one machine")
+	}
+	if err := ctx.Err(); err != nil {
+		return hypervisor.ContextError(err)
+	}
+	if err := d.exactWorld(ctx); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if err := d.availableLocked(); err != nil {
+		d.mu.Unlock()
+		return err
+	}
+	vmids := d.sortedVMIDsLocked()
+	d.mu.Unlock()
+	for len(vmids) > 0 {
+		if err := ctx.Err(); err != nil {
+			return hypervisor.ContextError(err)
+		}
+		next := vmids[:min(n, len(vmids))]
+		vmids = vmids[len(next):]
+		out, err := d.pageOf(next)
+		if err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			continue
+		}
+		if err := page(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pageOf copies the machines of vmids that still exist, in that order.
+func (d *Driver) pageOf(vmids []int) ([]hypervisor.Machine, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.availableLocked(); err != nil {
+		return nil, err
+	}
+	out := make([]hypervisor.Machine, 0, len(vmids))
+	for _, vmid := range vmids {
+		if m, ok := d.machines[vmid]; ok {
+			out = append(out, cloneMachine(m.Machine))
+		}
+	}
+	return out, nil
 }
 
 // Machine reads one machine. Ref.Node is ignored: the sim always knows where it is.
