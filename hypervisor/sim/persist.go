@@ -99,9 +99,11 @@ const KeyPrefix = world.KeyPrefix
 // world changed in memory, the write must land rather than be withdrawn.
 const commitTimeout = time.Minute
 
-// machineFrom is the machine a stored record describes.
+// machineFrom is the machine a stored record describes. The record was just decoded
+// and is the driver's from here on: its slices are taken, not copied (a restart of a
+// million machines copied 170 MB of them only to drop the originals).
 func machineFrom(rec *world.Machine) *machine {
-	return &machine{Machine: cloneMachine(rec.Machine), createdAt: rec.CreatedAt, history: rec.History,
+	return &machine{Machine: rec.Machine, createdAt: rec.CreatedAt, history: rec.History,
 		snapshots: rec.Snapshots, parent: rec.Parent}
 }
 
