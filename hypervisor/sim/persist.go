@@ -539,6 +539,9 @@ func (d *Driver) installLocked(store persistence.Store, l *world.Loaded) {
 	d.firewall = make(map[int][]hypervisor.FirewallRule)
 	for _, vmid := range slices.Sorted(maps.Keys(l.Machines)) {
 		rec := l.Machines[vmid]
+		// Each record leaves the loaded world as its machine is made (which takes its
+		// slices), so that a restart does not hold a million of both at once.
+		delete(l.Machines, vmid)
 		d.registerLocked(machineFrom(rec))
 		if rec.Firewall != nil {
 			d.firewall[vmid] = *rec.Firewall
