@@ -145,6 +145,7 @@ func TestMetrics(t *testing.T) {
 		`vmplane_http_request_duration_seconds_bucket{route="/api/auth/login"`,
 		`vmplane_store_commits_total`,
 		`vmplane_store_groups_total`,
+		"\nvmplane_store_compaction_score 0\n", // a new store has nothing to compact
 		`vmplane_actors_live{kind="users"} 1`,
 		`vmplane_ratelimit_refused_total`,
 		`vmplane_usage_counter_retries_total 0`,

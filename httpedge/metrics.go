@@ -57,6 +57,7 @@ func newMetrics(s *Server) *metrics {
 		gauge("vmplane_store_pending_commits", "Commits waiting for the writer.", func() float64 { return float64(store.Stats().PendingWrites) })
 		gauge("vmplane_store_lsm_bytes", "Size of the LSM tree.", func() float64 { return float64(store.Stats().LSMBytes) })
 		gauge("vmplane_store_vlog_bytes", "Size of the value log.", func() float64 { return float64(store.Stats().VLogBytes) })
+		gauge("vmplane_store_compaction_score", "Highest compaction score of the store's levels: 1 or more means compactions are pending.", func() float64 { return store.Stats().CompactionScore })
 		if ms := s.svc.Machines; ms != nil {
 			counter("vmplane_usage_counter_retries_total", "Machine writes made again because another write moved their tenant's usage counter.",
 				func() float64 { return float64(ms.CounterRetries()) })

@@ -437,6 +437,9 @@ func (s *Badger) Stats() Stats {
 	if s.gate.enter() {
 		if s.db != nil {
 			st.LSMBytes, st.VLogBytes = s.db.Size()
+			for _, l := range s.db.Levels() {
+				st.CompactionScore = max(st.CompactionScore, l.Score)
+			}
 		}
 		s.gate.leave()
 	}
