@@ -66,6 +66,10 @@ const (
 	batchOps = 96
 )
 
+// recordMachines is how many machines Record reads and writes at a time. A variable
+// for the tests.
+var recordMachines = 4096
+
 // Deps are what the traffic counting needs from outside its package.
 type Deps struct {
 	Runtime *kit.Runtime
@@ -96,20 +100,40 @@ var errStop = errors.New("stop")
 // last reading (stopped, or on a node that is down); when it runs again, a counter
 // below that reading counts in full. The inventory sync calls it, one sync at a time
 // in the cluster, so the reads and writes of one call do not race another's.
+//
+// The machines are taken recordMachines at a time in id order, each chunk's readings and
+// totals read in one scan of their keys' range and its writes committed before the
+// next is read: a million running machines' readings, totals and writes held at once
+// were half a gigabyte of a sync's heap (issue 33).
 func (t *Traffic) Record(ctx context.Context, at time.Time, counters map[string]hypervisor.TrafficCounters) error {
 	if len(counters) == 0 {
 		return nil
 	}
 	at = at.UTC()
-	last := map[string]lastRecord{}
-	if err := scanDecode(ctx, t.store, persistence.Prefix("traffic-last"), func(id string, r lastRecord) { last[id] = r }); err != nil {
+	ids := slices.Sorted(maps.Keys(counters))
+	after := ""
+	for start := 0; start < len(ids); start += recordMachines {
+		chunk := ids[start:min(start+recordMachines, len(ids))]
+		if err := t.recordChunk(ctx, at, after, chunk, counters); err != nil {
+			return err
+		}
+		after = chunk[len(chunk)-1]
+	}
+	return nil
+}
+
+// recordChunk is Record for the machines ids (sorted), all after the machine after
+// ("": from the first).
+func (t *Traffic) recordChunk(ctx context.Context, at time.Time, after string, ids []string, counters map[string]hypervisor.TrafficCounters) error {
+	last, err := scanRange[lastRecord](ctx, t.store, persistence.Prefix("traffic-last"), after, ids)
+	if err != nil {
 		return err
 	}
 	// Each machine's writes (its reading, its hour, its month) go into one commit
 	// together, so a failure never keeps a reading whose bytes were not added.
 	var groups [][]persistence.Op
 	moved := map[string]Bytes{}
-	for _, id := range slices.Sorted(maps.Keys(counters)) {
+	for _, id := range ids {
 		c := counters[id]
 		l, seen := last[id]
 		if seen && l.In == c.In && l.Out == c.Out && at.Sub(l.At) < lastRetention/2 {
@@ -127,11 +151,11 @@ func (t *Traffic) Record(ctx context.Context, at time.Time, counters map[string]
 		groups = append(groups, []persistence.Op{{Key: lastKey(id), Value: val}})
 	}
 	if len(moved) > 0 {
-		hours, err := t.totals(ctx, persistence.Prefix("traffic-hour", hourName(at)))
+		hours, err := scanRange[Bytes](ctx, t.store, persistence.Prefix("traffic-hour", hourName(at)), after, ids)
 		if err != nil {
 			return err
 		}
-		months, err := t.totals(ctx, persistence.Prefix("traffic-month", monthName(at)))
+		months, err := scanRange[Bytes](ctx, t.store, persistence.Prefix("traffic-month", monthName(at)), after, ids)
 		if err != nil {
 			return err
 		}
@@ -155,6 +179,34 @@ func (t *Traffic) Record(ctx context.Context, at time.Time, counters map[string]
 		}
 	}
 	return commitGroups(ctx, t.store, groups)
+}
+
+// scanRange reads the records under prefix of the machines after after ("": from the
+// first) up to the last of ids (sorted), by machine id: one scan of that range of
+// keys, which holds ids' records and those of machines not among them (stopped ones).
+func scanRange[T any](ctx context.Context, s persistence.Store, prefix []byte, after string, ids []string) (map[string]T, error) {
+	var from []byte
+	if after != "" {
+		from = append(prefix[:len(prefix):len(prefix)], after...)
+	}
+	end := ids[len(ids)-1]
+	out := make(map[string]T, len(ids))
+	err := s.Scan(ctx, prefix, from, 0, func(k, v []byte) error {
+		id := k[len(prefix):]
+		if string(id) > end {
+			return errStop
+		}
+		var r T
+		if _, err := persistence.Decode(v, &r); err != nil {
+			return err
+		}
+		out[string(id)] = r
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return out, err
 }
 
 // totals reads the totals under prefix, by machine.

@@ -122,6 +122,41 @@ func TestRecordStoppedThenStarted(t *testing.T) {
 	}
 }
 
+// Record takes the machines a few at a time: what it counts is what it counts taking
+// them all at once, with machines that are stopped (their readings kept, not in the
+// call) between and around those of a chunk, machines read for the first time, and
+// counters that moved, stood still or began again.
+func TestRecordInChunks(t *testing.T) {
+	whole, chunked := newTraffic(t, nil), newTraffic(t, nil)
+	readings := []map[string]hypervisor.TrafficCounters{
+		{"a": c(10, 10), "b": c(10, 10), "c": c(10, 10), "d": c(10, 10), "e": c(10, 10), "f": c(10, 10), "g": c(10, 10)},
+		// b, d and f stopped; h and i new.
+		{"a": c(50, 20), "c": c(40, 10), "e": c(15, 90), "g": c(10, 10), "h": c(5, 5), "i": c(7, 7)},
+		// b and d run again (restarted: their counters count in full); c began again.
+		{"a": c(80, 20), "b": c(3, 4), "c": c(5, 5), "d": c(60, 1), "e": c(15, 95), "h": c(25, 5), "i": c(7, 9)},
+	}
+	for i, cs := range readings {
+		at := hour.Add(time.Duration(i*10+1) * time.Minute)
+		record(t, whole, at, cs)
+		func() {
+			defer func(n int) { recordMachines = n }(recordMachines)
+			recordMachines = 2
+			record(t, chunked, at, cs)
+		}()
+	}
+	want, got := hourOf(t, whole, hour), hourOf(t, chunked, hour)
+	if len(want) != 7 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the hour in chunks of 2: got %v; want %v (every machine at once)", got, want)
+	}
+	for _, m := range []string{"a", "b", "c", "d", "e", "h", "i"} {
+		w, err1 := whole.Month(ctxFor(t), m, hour)
+		g, err2 := chunked.Month(ctxFor(t), m, hour)
+		if err1 != nil || err2 != nil || g != w {
+			t.Errorf("%s's month in chunks: got %+v, %v; want %+v, %v", m, g, err2, w, err1)
+		}
+	}
+}
+
 // overWorld is the overage job's side for the tests: allowances by machine, and the
 // actions it took.
 type overWorld struct {
