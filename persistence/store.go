@@ -216,10 +216,7 @@ type Stats struct {
 	LSMBytes      int64
 	VLogBytes     int64
 	PendingWrites int64 // commits waiting for the writer right now
-	// CompactionScore is the highest of Badger's level compaction scores, 0 while
-	// every level is under 1: at 1 or more it has compactions to do (level 0 holds
-	// too many tables, or a level is over its target size), which take CPU and disk
-	// from the writes and reads until done. Zero on a store with no LSM tree of its
-	// own (etcd).
+	// CompactionScore is Badger's highest level score (0 while all are under 1): at 1
+	// or more compactions are pending, taking CPU and disk from writes and reads.
 	CompactionScore float64
 }
