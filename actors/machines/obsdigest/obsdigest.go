@@ -27,6 +27,7 @@ import (
 
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/kit/derived"
+	"github.com/vmplane/vmplane/internal/strblocks"
 	"github.com/vmplane/vmplane/persistence"
 )
 
@@ -110,8 +111,11 @@ func (x *Digests) All(ctx context.Context) (map[string]string, error) {
 	}
 	prefix := persistence.Prefix("vm-obs")
 	all := map[string]string{}
+	// The ids and digests share a few blocks of memory instead of two allocations a
+	// machine (two million on a sync of a million machines).
+	var strs strblocks.Blocks
 	err = x.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
-		all[string(k[len(prefix):])] = string(v)
+		all[strs.String(k[len(prefix):])] = strs.String(v)
 		return nil
 	})
 	if err != nil {

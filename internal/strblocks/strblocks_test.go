@@ -1,0 +1,32 @@
+package strblocks
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// Strings handed out keep their bytes while the caller's buffer and later strings
+// change, across blocks and for a string too long for one; a block holds many.
+func TestStringsKeepTheirBytes(t *testing.T) {
+	var s Blocks
+	buf := make([]byte, 0, 64)
+	var got, want []string
+	for i := range 20_000 {
+		buf = fmt.Appendf(buf[:0], "machine-%08d", i)
+		got = append(got, s.String(buf))
+		want = append(want, string(buf))
+		buf[0] = 'X' // the caller reuses its buffer
+	}
+	long := bytes.Repeat([]byte("l"), blockSize)
+	got, want = append(got, s.String(long)), append(want, string(long))
+	long[0] = 'X'
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("string %d: got %.20q; want %.20q", i, got[i], want[i])
+		}
+	}
+	if allocs := testing.AllocsPerRun(1000, func() { s.String([]byte("01J0000000000000000000000")) }); allocs > 0.01 {
+		t.Errorf("%v allocations a string; want one a block (%d bytes)", allocs, blockSize)
+	}
+}
