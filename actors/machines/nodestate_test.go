@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -118,6 +119,17 @@ func TestNodeStateIndexAnswersAsTheScan(t *testing.T) {
 		for _, w := range filters {
 			if got, want := listAll(t, ctx, s, w), scanned(t, ctx, s, w); !slices.Equal(got, want) {
 				t.Errorf("%s: %+v listed %v; a scan finds %v", when, w, got, want)
+			}
+		}
+		// The insights' rebuild (InStatus) reads through the index too.
+		for _, st := range []string{StatusError, StatusRunning, StatusStopped} {
+			in, err := s.Machines.InStatus(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Sorted(maps.Keys(in))
+			if want := scanned(t, ctx, s, Where{Status: st}); !slices.Equal(got, want) {
+				t.Errorf("%s: InStatus(%s) = %v; a scan finds %v", when, st, got, want)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/vmplane/vmplane/actors/events"
 	"github.com/vmplane/vmplane/actors/kit"
 	"github.com/vmplane/vmplane/actors/machines/counters"
+	"github.com/vmplane/vmplane/actors/machines/nodestate"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
@@ -86,23 +87,37 @@ func (m *Machines) HasMachines(ctx context.Context, tenant string) (bool, error)
 }
 
 // InStatus returns the machines whose records show status, each with the time its
-// record last changed. It reads every machine record (decoding only those fields), so
-// it is for rebuilds, never for a request.
+// record last changed. Through the node/state index once it is trusted (the records
+// in that state alone: a million machines' start read every record for the few in
+// error, issue 33); else it reads every machine record (decoding only those fields),
+// so it is for rebuilds, never for a request.
 func (m *Machines) InStatus(ctx context.Context, status string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
 	var rec struct {
 		ID        string    `json:"id"`
 		Status    string    `json:"status"`
 		UpdatedAt time.Time `json:"updated_at"`
 	}
-	out := map[string]time.Time{}
-	err := m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+	keep := func(v []byte) {
 		rec.Status = ""
-		if _, err := persistence.Decode(v, &rec); err != nil {
-			return nil // a corrupt record is reported where it is used
-		}
-		if rec.Status == status {
+		if _, err := persistence.Decode(v, &rec); err == nil && rec.Status == status {
 			out[rec.ID] = rec.UpdatedAt
-		}
+		} // a corrupt record is reported where it is used
+	}
+	trusted, err := m.nodeState.Trusted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if trusted {
+		_, _, err := kit.ScanIndexMany(ctx, m.sys.store, nodestate.StatePrefix(status), "", 0, machineKey,
+			func(_ string, v []byte) (struct{}, bool, error) {
+				keep(v)
+				return struct{}{}, false, nil
+			})
+		return out, err
+	}
+	err = m.sys.store.Scan(ctx, persistence.Prefix("vm"), nil, 0, func(_, v []byte) error {
+		keep(v)
 		return nil
 	})
 	return out, err
