@@ -3,8 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
@@ -502,20 +500,38 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 	return true, nil
 }
 
-// readStoredWorld reads a stored world; nil when the store has none.
-func readStoredWorld(ctx context.Context, store persistence.Store) (*world.Loaded, error) {
-	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID })
+// storedWorld is a world read from the store, its machines made as they were read.
+type storedWorld struct {
+	*world.Loaded
+	machines []*machine // ascending vmid
+	firewall map[int][]hypervisor.FirewallRule
+}
+
+// readStoredWorld reads a stored world; nil when the store has none. Each record
+// becomes its machine as it is read, so that a restart never holds a million records
+// beside the million machines made of them.
+func readStoredWorld(ctx context.Context, store persistence.Store) (*storedWorld, error) {
+	w := &storedWorld{firewall: map[int][]hypervisor.FirewallRule{}}
+	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID },
+		func(rec *world.Machine) error {
+			w.machines = append(w.machines, machineFrom(rec))
+			if rec.Firewall != nil {
+				w.firewall[rec.Machine.VMID] = *rec.Firewall
+			}
+			return nil
+		})
 	if err != nil || l == nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, hypervisor.ContextError(err)
 	}
-	return l, nil
+	w.Loaded = l
+	return w, nil
 }
 
 // installLocked makes a world read from store the driver's.
-func (d *Driver) installLocked(store persistence.Store, l *world.Loaded) {
+func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 	for vmid := range d.consoles {
 		d.closeConsolesLocked(vmid, "hypervisor state reloaded")
 	}
@@ -529,24 +545,17 @@ func (d *Driver) installLocked(store persistence.Store, l *world.Loaded) {
 	for _, n := range l.World.Nodes {
 		d.nodes = append(d.nodes, &node{Node: n})
 	}
-	d.machines = make(map[int]*machine, len(l.Machines))
+	d.machines = make(map[int]*machine, len(l.machines))
 	d.committed = make(map[string]int)
 	// Sized for the stored world at once: a million machines' addresses would
 	// otherwise rehash these maps some twenty times while the restart loads them.
-	d.macs = make(map[string]bool, len(l.Machines))
-	d.ips = ipPool{used: make(map[uint64]bool, len(l.Machines))}
+	d.macs = make(map[string]bool, len(l.machines))
+	d.ips = ipPool{used: make(map[uint64]bool, len(l.machines))}
 	d.vmidHint = minVMID
-	d.firewall = make(map[int][]hypervisor.FirewallRule)
-	for _, vmid := range slices.Sorted(maps.Keys(l.Machines)) {
-		rec := l.Machines[vmid]
-		// Each record leaves the loaded world as its machine is made (which takes its
-		// slices), so that a restart does not hold a million of both at once.
-		delete(l.Machines, vmid)
-		d.registerLocked(machineFrom(rec))
-		if rec.Firewall != nil {
-			d.firewall[vmid] = *rec.Firewall
-		}
+	for _, m := range l.machines {
+		d.registerLocked(m)
 	}
+	d.firewall = l.firewall
 	d.backups = make(map[int][]hypervisor.Backup)
 	d.backupCfg = make(map[string]hypervisor.Machine)
 	d.backupSeq = make(map[string]uint64)

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -8,19 +9,22 @@ import (
 	"github.com/vmplane/vmplane/persistence"
 )
 
-// Loaded is a whole world read from the store.
+// Loaded is a whole world read from the store, but for its machines, which Load
+// hands to its caller one by one.
 type Loaded struct {
 	World World
-	// Machines are the machines' records by vmid.
-	Machines map[int]*Machine
 	// Backups are the backups' records in the order they were taken (Seq).
 	Backups []Backup
 }
 
-// Load reads the whole world from store; nil when the store has none. A world that
-// contradicts itself (no nodes, a machine on a node it does not have, a vmid twice or
-// one validVMID refuses) is an error, not a world.
-func Load(ctx context.Context, store persistence.Store, validVMID func(int) bool) (*Loaded, error) {
+// Load reads the whole world from store; nil when the store has none. Each machine's
+// record is handed to keep as it is read, in ascending vmid order, and is keep's to
+// take: a million machines are never held twice, as records and as what the caller
+// makes of them. A world that contradicts itself (no nodes, a machine on a node it does
+// not have, a record under another vmid's key or of a vmid validVMID refuses) is an
+// error, not a world; so is keep's error. Either may come after keep took some
+// machines, which the caller then drops.
+func Load(ctx context.Context, store persistence.Store, validVMID func(int) bool, keep func(*Machine) error) (*Loaded, error) {
 	var l Loaded
 	val, err := store.Get(ctx, WorldKey())
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -39,20 +43,19 @@ func Load(ctx context.Context, store persistence.Store, validVMID func(int) bool
 	for _, n := range l.World.Nodes {
 		nodes[n.ID] = true
 	}
-	l.Machines = make(map[int]*Machine)
 	err = store.Scan(ctx, persistence.Prefix(KeyPrefix, "vm"), nil, 0, func(k, v []byte) error {
 		var rec Machine
 		if err := decodeMachine(v, &rec, string(k)); err != nil {
 			return err
 		}
-		if !validVMID(rec.Machine.VMID) || l.Machines[rec.Machine.VMID] != nil {
+		// Under its own key (so no vmid comes twice, and the keys' order is the vmids').
+		if !validVMID(rec.Machine.VMID) || !bytes.Equal(k, MachineKey(rec.Machine.VMID)) {
 			return Corrupt("%s holds vmid %d", k, rec.Machine.VMID)
 		}
 		if !nodes[rec.Machine.Node] {
 			return Corrupt("machine %d is on node %q, which the stored world does not have", rec.Machine.VMID, rec.Machine.Node)
 		}
-		l.Machines[rec.Machine.VMID] = &rec
-		return nil
+		return keep(&rec)
 	})
 	if err != nil {
 		return nil, err

@@ -62,9 +62,13 @@ func TestWorldWriteLoadFigures(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start = time.Now()
-		l, err := Load(bg, store, func(int) bool { return true })
-		if err != nil || len(l.Machines) != n {
-			t.Fatalf("loaded %v machines, %v", l != nil && len(l.Machines) == n, err)
+		var ms []*Machine
+		l, err := Load(bg, store, func(int) bool { return true }, func(m *Machine) error {
+			ms = append(ms, m)
+			return nil
+		})
+		if err != nil || l == nil || len(ms) != n {
+			t.Fatalf("loaded %d machines, %v; want %d", len(ms), err, n)
 		}
 		load := time.Since(start)
 		runtime.GC()
@@ -73,6 +77,7 @@ func TestWorldWriteLoadFigures(t *testing.T) {
 			compact, n, write.Round(time.Millisecond), bytes, load.Round(time.Millisecond),
 			(int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
 		runtime.KeepAlive(l)
+		runtime.KeepAlive(ms)
 		store.Close()
 	}
 }
