@@ -484,14 +484,11 @@ func (c *Cluster) gone(m memberRecord) bool {
 
 // askSeen asks member m to confirm that its watch reached rev.
 func (l *ReadLease) askSeen(m memberRecord, rev int64) error {
-	c := l.c
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI("http://" + m.Addr + seenPath)
-	req.Header.SetMethod(fasthttp.MethodPost)
-	req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+c.secret)
+	l.c.peerRequest(req, m.Addr, seenPath)
 	req.Header.Set(revisionHeader, strconv.FormatInt(rev, 10))
 	if err := l.client.DoTimeout(req, resp, ackTimeout); err != nil {
 		return err

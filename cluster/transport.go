@@ -257,9 +257,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(hreq)
 	defer fasthttp.ReleaseResponse(resp)
-	hreq.SetRequestURI("http://" + m.Addr + deliverPath)
-	hreq.Header.SetMethod(fasthttp.MethodPost)
-	hreq.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+c.secret)
+	c.peerRequest(hreq, m.Addr, deliverPath)
 	hreq.Header.Set(deadlineHeader, strconv.FormatInt(remaining.Milliseconds(), 10))
 	hreq.Header.SetContentType("application/json")
 	hreq.SetBody(body)
@@ -309,3 +307,11 @@ func isRefused(err error) bool {
 type zapLogger struct{ log *zap.Logger }
 
 func (l zapLogger) Printf(format string, args ...any) { l.log.Sugar().Debugf(format, args...) }
+
+// peerRequest makes req a POST of path to the member at addr, signed with the
+// cluster's secret as every member-to-member request is (checked by the receiver).
+func (c *Cluster) peerRequest(req *fasthttp.Request, addr, path string) {
+	req.SetRequestURI("http://" + addr + path)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.Set(fasthttp.HeaderAuthorization, "Bearer "+c.secret)
+}
