@@ -189,23 +189,8 @@ func scanRange[T any](ctx context.Context, s persistence.Store, prefix []byte, a
 	if after != "" {
 		from = append(prefix[:len(prefix):len(prefix)], after...)
 	}
-	end := ids[len(ids)-1]
 	out := make(map[string]T, len(ids))
-	err := s.Scan(ctx, prefix, from, 0, func(k, v []byte) error {
-		id := k[len(prefix):]
-		if string(id) > end {
-			return errStop
-		}
-		var r T
-		if _, err := persistence.Decode(v, &r); err != nil {
-			return err
-		}
-		out[string(id)] = r
-		return nil
-	})
-	if errors.Is(err, errStop) {
-		err = nil
-	}
+	err := scanDecodeRange(ctx, s, prefix, from, ids[len(ids)-1], func(id string, r T) { out[id] = r })
 	return out, err
 }
 
@@ -239,14 +224,28 @@ func (t *Traffic) Month(ctx context.Context, machine string, at time.Time) (Byte
 
 // scanDecode decodes every record under prefix, handing fn the key's last part.
 func scanDecode[T any](ctx context.Context, s persistence.Store, prefix []byte, fn func(id string, v T)) error {
-	return s.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
+	return scanDecodeRange(ctx, s, prefix, nil, "", fn)
+}
+
+// scanDecodeRange is scanDecode for the keys after after (nil: from the first) whose
+// last part is at most until ("": every one).
+func scanDecodeRange[T any](ctx context.Context, s persistence.Store, prefix, after []byte, until string, fn func(id string, v T)) error {
+	err := s.Scan(ctx, prefix, after, 0, func(k, v []byte) error {
+		id := k[len(prefix):]
+		if until != "" && string(id) > until {
+			return errStop
+		}
 		var r T
 		if _, err := persistence.Decode(v, &r); err != nil {
 			return err
 		}
-		fn(string(k[len(prefix):]), r)
+		fn(string(id), r)
 		return nil
 	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return err
 }
 
 // commitGroups commits the groups of operations, each whole, in batches of about
