@@ -26,7 +26,7 @@ func (d *Driver) SetAddresses(ctx context.Context, ref hypervisor.Ref, addrs []h
 		noLock: true,
 		check:  func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			if len(m.Interfaces) == 0 {
 				m.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge, MAC: d.newMACLocked(m.VMID, 0)}}
 				d.macs[m.Interfaces[0].MAC] = true

@@ -24,7 +24,7 @@ func (d *Driver) SetFirewall(ctx context.Context, ref hypervisor.Ref, rules []hy
 		noLock: true,
 		check:  func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			d.firewall[ref.VMID] = rules
 			d.touchMachineLocked(ref.VMID)
 			for i := range m.Interfaces {
@@ -66,7 +66,7 @@ func (d *Driver) Backup(ctx context.Context, ref hypervisor.Ref, mode hypervisor
 		vmid:  ref.VMID,
 		check: func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			now := d.now().UTC()
 			base := fmt.Sprintf("vzdump-qemu-%d-%s", m.VMID, now.Format("2006_01_02-15_04_05"))
 			id := base
@@ -107,7 +107,7 @@ func (d *Driver) Backups(ctx context.Context, ref hypervisor.Ref) ([]hypervisor.
 		return nil, err
 	}
 	list := d.backups[ref.VMID]
-	if _, ok := d.machines[ref.VMID]; !ok && len(list) == 0 {
+	if !d.machines.Has(ref.VMID) && len(list) == 0 {
 		return nil, hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", ref.VMID)
 	}
 	out := append([]hypervisor.Backup{}, list...)
@@ -163,7 +163,7 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 			if _, err := d.backupIndexLocked(ref.VMID, backupID); err != nil {
 				return err
 			}
-			if _, exists := d.machines[ref.VMID]; exists {
+			if d.machines.Has(ref.VMID) {
 				_, err := d.liveMachineLocked(ref.VMID)
 				return err
 			}
@@ -171,7 +171,7 @@ func (d *Driver) RestoreBackup(ctx context.Context, ref hypervisor.Ref, backupID
 		},
 		apply: func() error {
 			cfg := cloneMachine(d.backupCfg[backupID])
-			m, exists := d.machines[ref.VMID]
+			m, exists := d.machines.Get(ref.VMID)
 			if !exists {
 				nodeID := cfg.Node
 				if n := d.nodeLocked(nodeID); n == nil || n.Status != hypervisor.NodeOnline {
@@ -227,7 +227,7 @@ func (d *Driver) RestoreNew(ctx context.Context, from hypervisor.Ref, backupID s
 			if _, err := d.backupIndexLocked(from.VMID, backupID); err != nil {
 				return err
 			}
-			if _, taken := d.machines[vmid]; taken {
+			if d.machines.Has(vmid) {
 				return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
 			}
 			_, err := d.placeLocked(spec.Node)

@@ -33,8 +33,8 @@ func (d *Driver) Console(ctx context.Context, ref hypervisor.Ref) (hypervisor.Co
 		return nil, err
 	}
 	tpl, _ := d.templateLocked(m.TemplateID)
-	booted := m.createdAt
-	for _, c := range m.history {
+	booted := m.CreatedAt
+	for _, c := range m.History {
 		if c.State == hypervisor.StateRunning {
 			booted = time.Unix(0, c.At)
 		}
@@ -62,4 +62,19 @@ func (d *Driver) closeConsolesLocked(vmid int, why string) {
 		c.Close()
 	}
 	delete(d.displays, vmid)
+}
+
+// closeNodeConsolesLocked hangs up the consoles of the machines on node, which went
+// offline. Only machines with a console open are looked at, not the whole fleet.
+func (d *Driver) closeNodeConsolesLocked(node, why string) {
+	for vmid := range d.consoles {
+		if m, ok := d.machines.Peek(vmid); ok && m.Node == node {
+			d.closeConsolesLocked(vmid, why)
+		}
+	}
+	for vmid := range d.displays {
+		if m, ok := d.machines.Peek(vmid); ok && m.Node == node {
+			d.closeConsolesLocked(vmid, why)
+		}
+	}
 }

@@ -113,11 +113,7 @@ func (d *Driver) SetNodeStatus(nodeID string, status hypervisor.NodeStatus) erro
 			d.touchWorldLocked()
 		}
 		if status == hypervisor.NodeOffline {
-			for vmid, m := range d.machines {
-				if m.Node == nodeID {
-					d.closeConsolesLocked(vmid, "node offline")
-				}
-			}
+			d.closeNodeConsolesLocked(nodeID, "node offline")
 		}
 		return nil
 	})
@@ -192,7 +188,7 @@ func (d *Driver) addMachineLocked(hm hypervisor.Machine, createdAt time.Time) (h
 		hm.VMID = d.nextVMIDLocked()
 	} else if hm.VMID < minVMID || hm.VMID > maxVMID {
 		return hypervisor.Machine{}, invalid("vmid", "must be %d..%d", minVMID, maxVMID)
-	} else if _, taken := d.machines[hm.VMID]; taken || d.locks[hm.VMID] != "" {
+	} else if d.machines.Has(hm.VMID) || d.locks[hm.VMID] != "" {
 		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", hm.VMID)
 	}
 	if hm.Node == "" {

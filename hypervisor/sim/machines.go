@@ -9,6 +9,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 )
 
 // Limits of the simulated hypervisor, Proxmox's own (those of cores, memory, disks and
@@ -71,7 +72,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 	vmid := spec.VMID
 	if vmid == 0 {
 		vmid = d.nextVMIDLocked()
-	} else if _, taken := d.machines[vmid]; taken || d.locks[vmid] != "" {
+	} else if d.machines.Has(vmid) || d.locks[vmid] != "" {
 		d.mu.Unlock()
 		return hypervisor.Machine{}, hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
 	}
@@ -100,7 +101,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		if n := d.nodeLocked(nodeID); n.Status != hypervisor.NodeOnline {
 			return hypervisor.NewError(hypervisor.ErrNodeOffline, "node %s went offline during the create", nodeID)
 		}
-		if _, taken := d.machines[vmid]; taken { // AddMachine raced us
+		if d.machines.Has(vmid) { // AddMachine raced us
 			return hypervisor.NewError(hypervisor.ErrVMIDInUse, "vmid %d already exists", vmid)
 		}
 		if err := d.injectedLocked(vmid, OpCreate); err != nil {
@@ -141,7 +142,7 @@ func (d *Driver) Create(ctx context.Context, spec hypervisor.CreateSpec) (hyperv
 		if waitErr != nil {
 			return vmid, waitErr
 		}
-		if _, taken := d.machines[vmid]; taken && spec.VMID == 0 {
+		if d.machines.Has(vmid) && spec.VMID == 0 {
 			// Another member created this vmid while we cloned, and a call since
 			// read its machine: the pick was a hint, as /cluster/nextid's is.
 			vmid = d.nextVMIDLocked()
@@ -214,7 +215,7 @@ func (d *Driver) Power(ctx context.Context, ref hypervisor.Ref, action hyperviso
 			return err
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			if action == hypervisor.ActionReboot || action == hypervisor.ActionReset {
 				d.closeConsolesLocked(ref.VMID, "machine rebooting")
 			}
@@ -253,7 +254,7 @@ func (d *Driver) Migrate(ctx context.Context, ref hypervisor.Ref, targetNode str
 			return nil
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			d.closeConsolesLocked(ref.VMID, "machine migrated")
 			d.committed[m.Node] -= m.MemoryMB
 			d.committed[targetNode] += m.MemoryMB
@@ -284,7 +285,7 @@ func (d *Driver) Configure(ctx context.Context, ref hypervisor.Ref, change hyper
 		vmid:  ref.VMID,
 		check: func() error { _, err := d.liveMachineLocked(ref.VMID); return err },
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			if change.Name != nil {
 				m.Name = *change.Name
 			}
@@ -335,7 +336,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 			return nil
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			for _, c := range changes {
 				nic := &m.Interfaces[nicIndex(m, c.ID)]
 				if c.Bridge != nil {
@@ -360,7 +361,7 @@ func (d *Driver) SetNetwork(ctx context.Context, ref hypervisor.Ref, changes []h
 }
 
 // nicIndex finds an interface by id, or -1.
-func nicIndex(m *machine, id string) int {
+func nicIndex(m *fleet.Machine, id string) int {
 	for i, nic := range m.Interfaces {
 		if nic.ID == id {
 			return i
@@ -392,7 +393,7 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 			return nil
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			out = hypervisor.Disk{ID: "scsi" + strconv.Itoa(freeSCSI(m)), Storage: storage, SizeGB: sizeGB}
 			m.Disks = append(m.Disks, out)
 			d.touchMachineLocked(m.VMID)
@@ -403,7 +404,7 @@ func (d *Driver) AddDisk(ctx context.Context, ref hypervisor.Ref, sizeGB int, st
 }
 
 // freeSCSI returns the lowest unused scsi slot, or -1 when all are taken.
-func freeSCSI(m *machine) int {
+func freeSCSI(m *fleet.Machine) int {
 	used := make(map[string]bool, len(m.Disks))
 	for _, dk := range m.Disks {
 		used[dk.ID] = true
@@ -440,7 +441,7 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 			return nil
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			m.Disks[diskIndex(m, diskID)].SizeGB = sizeGB
 			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
@@ -451,7 +452,7 @@ func (d *Driver) ResizeDisk(ctx context.Context, ref hypervisor.Ref, diskID stri
 }
 
 // diskIndex finds a disk by id, or -1.
-func diskIndex(m *machine, id string) int {
+func diskIndex(m *fleet.Machine, id string) int {
 	for i, dk := range m.Disks {
 		if dk.ID == id {
 			return i
@@ -477,7 +478,7 @@ func (d *Driver) Reinstall(ctx context.Context, ref hypervisor.Ref, spec hypervi
 			return err
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			tpl, _ := d.templateLocked(spec.TemplateID)
 			if i := diskIndex(m, "scsi0"); i >= 0 {
 				m.Disks[i].SizeGB = max(m.Disks[i].SizeGB, tpl.DiskGB)
@@ -511,7 +512,7 @@ func (d *Driver) templateLocked(id string) (hypervisor.Template, error) {
 func (d *Driver) nextVMIDLocked() int {
 	v := max(d.vmidHint, minVMID)
 	for {
-		if _, taken := d.machines[v]; !taken && d.locks[v] == "" {
+		if !d.machines.Has(v) && d.locks[v] == "" {
 			d.vmidHint = v
 			return v
 		}
@@ -558,14 +559,14 @@ func (d *Driver) placeLocked(want string) (string, error) {
 
 // insertLocked adds a machine, giving it a net0 when it has none, and records its
 // creation for the usage graphs.
-func (d *Driver) insertLocked(hm hypervisor.Machine, createdAt time.Time) *machine {
-	m := &machine{Machine: cloneMachine(hm), createdAt: createdAt}
+func (d *Driver) insertLocked(hm hypervisor.Machine, createdAt time.Time) *fleet.Machine {
+	m := &fleet.Machine{Machine: cloneMachine(hm), CreatedAt: createdAt}
 	if len(m.Interfaces) == 0 {
 		m.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge}}
 	}
 	d.adoptInterfacesLocked(m)
-	m.recordState(createdAt, m.State)
-	d.machines[m.VMID] = m
+	m.RecordState(createdAt, m.State)
+	d.machines.Put(m)
 	d.committed[m.Node] += m.MemoryMB
 	d.touchMachineLocked(m.VMID)
 	return m
@@ -575,7 +576,7 @@ func (d *Driver) insertLocked(hm hypervisor.Machine, createdAt time.Time) *machi
 // colliding MAC gets a seeded one; a pool address held by another machine is dropped;
 // a net0 left without an address gets the lowest free one. Two machines never share a
 // MAC or an address, even after restores and machines added behind our back.
-func (d *Driver) adoptInterfacesLocked(m *machine) {
+func (d *Driver) adoptInterfacesLocked(m *fleet.Machine) {
 	for i := range m.Interfaces {
 		nic := &m.Interfaces[i]
 		nic.MAC = strings.ToUpper(nic.MAC)
@@ -610,7 +611,7 @@ func (d *Driver) newAddressLocked(vmid int) (string, bool) {
 }
 
 // releaseInterfacesLocked frees a machine's MACs and addresses.
-func (d *Driver) releaseInterfacesLocked(m *machine) {
+func (d *Driver) releaseInterfacesLocked(m *fleet.Machine) {
 	for _, nic := range m.Interfaces {
 		delete(d.macs, strings.ToUpper(nic.MAC))
 		for _, ip := range nic.IPAddresses {
@@ -621,13 +622,13 @@ func (d *Driver) releaseInterfacesLocked(m *machine) {
 
 // removeLocked deletes a machine and frees what it held. Backups outlive it.
 func (d *Driver) removeLocked(vmid int, why string) {
-	m, ok := d.machines[vmid]
+	m, ok := d.machines.Get(vmid)
 	if !ok {
 		return
 	}
 	d.releaseInterfacesLocked(m)
 	d.closeConsolesLocked(vmid, why)
-	delete(d.machines, vmid)
+	d.machines.Remove(vmid)
 	d.committed[m.Node] -= m.MemoryMB
 	delete(d.firewall, vmid)
 	d.vmidHint = min(d.vmidHint, vmid)
@@ -664,6 +665,7 @@ func (d *Driver) seedDemoMachinesLocked(n int) {
 	memory := []int{1024, 2048, 4096, 4096, 8192, 16384}
 	disks := []int{20, 40, 40, 80, 160}
 	now := d.now()
+	d.machines.Reserve(n)
 	for i := 1; i <= n; i++ {
 		tpl := d.templates[r.IntN(len(d.templates))]
 		vmid := d.nextVMIDLocked()
@@ -689,10 +691,25 @@ func (d *Driver) seedDemoMachinesLocked(n int) {
 			m.State = hypervisor.StateStopped
 		case p < 0.20:
 			m.State = hypervisor.StateSuspended
-		default:
-			continue
 		}
-		at := created.Add(time.Duration(r.Float64() * float64(now.Sub(created))))
-		m.recordState(at, m.State)
+		if m.State != hypervisor.StateRunning {
+			at := created.Add(time.Duration(r.Float64() * float64(now.Sub(created))))
+			m.RecordState(at, m.State)
+		}
+		d.packLocked(m)
+	}
+}
+
+// packLocked packs m when it fits (fleet): the driver keeps its compact form, not m,
+// and the MAC it claimed is the packed entry's string from here on.
+func (d *Driver) packLocked(m *fleet.Machine) {
+	d.machines.PutPacked(m)
+	v, ok := d.machines.Peek(m.VMID)
+	if !ok || v == m {
+		return
+	}
+	for _, nic := range v.Interfaces {
+		delete(d.macs, nic.MAC)
+		d.macs[nic.MAC] = true
 	}
 }

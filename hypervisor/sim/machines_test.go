@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/internal/testwait"
 )
 
@@ -287,9 +288,7 @@ func TestCommittedMemoryBookkeeping(t *testing.T) {
 		}
 		d.mu.Lock()
 		want := map[string]int{}
-		for _, m := range d.machines {
-			want[m.Node] += m.MemoryMB
-		}
+		d.machines.Each(func(m *fleet.Machine) { want[m.Node] += m.MemoryMB })
 		for _, n := range d.nodes {
 			if d.committed[n.ID] != want[n.ID] {
 				t.Errorf("step %d, node %s: got committed %d MB; want %d", i, n.ID, d.committed[n.ID], want[n.ID])

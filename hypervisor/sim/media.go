@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 )
 
 // Operation names of the media calls, as FailNext and FailAlways take them.
@@ -82,7 +83,7 @@ func (d *Driver) DeleteISO(ctx context.Context, name string) error {
 
 // MountISO puts an imported image into the machine's drive.
 func (d *Driver) MountISO(ctx context.Context, ref hypervisor.Ref, name string) (hypervisor.Machine, error) {
-	return d.changeMedia(ctx, ref, OpMountISO, func(m *machine) error {
+	return d.changeMedia(ctx, ref, OpMountISO, func(m *fleet.Machine) error {
 		if _, ok := d.isos[name]; !ok {
 			return hypervisor.NewError(hypervisor.ErrISONotFound, "no ISO %q in the ISO storage", name)
 		}
@@ -93,7 +94,7 @@ func (d *Driver) MountISO(ctx context.Context, ref hypervisor.Ref, name string) 
 
 // EjectISO empties the machine's drive.
 func (d *Driver) EjectISO(ctx context.Context, ref hypervisor.Ref) (hypervisor.Machine, error) {
-	return d.changeMedia(ctx, ref, OpEjectISO, func(m *machine) error { m.Media = ""; return nil })
+	return d.changeMedia(ctx, ref, OpEjectISO, func(m *fleet.Machine) error { m.Media = ""; return nil })
 }
 
 // SetBootOrder sets the devices the machine boots from.
@@ -101,13 +102,13 @@ func (d *Driver) SetBootOrder(ctx context.Context, ref hypervisor.Ref, order []s
 	if err := hypervisor.CheckBootOrder(order); err != nil {
 		return hypervisor.Machine{}, err
 	}
-	return d.changeMedia(ctx, ref, OpSetBootOrder, func(m *machine) error { m.BootOrder = slices.Clone(order); return nil })
+	return d.changeMedia(ctx, ref, OpSetBootOrder, func(m *fleet.Machine) error { m.BootOrder = slices.Clone(order); return nil })
 }
 
 // changeMedia runs a change of a machine's drive or boot order under its lock. The
 // change is checked first (against the machine as it is) and made on a copy that
 // replaces the machine, so that a failed check changes nothing.
-func (d *Driver) changeMedia(ctx context.Context, ref hypervisor.Ref, name string, change func(*machine) error) (hypervisor.Machine, error) {
+func (d *Driver) changeMedia(ctx context.Context, ref hypervisor.Ref, name string, change func(*fleet.Machine) error) (hypervisor.Machine, error) {
 	var out hypervisor.Machine
 	err := d.run(ctx, op{
 		name: name,
@@ -121,7 +122,7 @@ func (d *Driver) changeMedia(ctx context.Context, ref hypervisor.Ref, name strin
 			return change(&c)
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			if err := change(m); err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -100,9 +101,9 @@ const commitTimeout = time.Minute
 // machineFrom is the machine a stored record describes. The record was just decoded
 // and is the driver's from here on: its slices are taken, not copied (a restart of a
 // million machines copied 170 MB of them only to drop the originals).
-func machineFrom(rec *world.Machine) *machine {
-	return &machine{Machine: rec.Machine, createdAt: rec.CreatedAt, history: rec.History,
-		snapshots: rec.Snapshots, parent: rec.Parent}
+func machineFrom(rec *world.Machine) *fleet.Machine {
+	return &fleet.Machine{Machine: rec.Machine, CreatedAt: rec.CreatedAt, History: rec.History,
+		Snapshots: rec.Snapshots, Parent: rec.Parent}
 }
 
 // touchMachineLocked marks a machine's record changed. Without a store nothing is kept.
@@ -185,14 +186,14 @@ func (d *Driver) commitLocked(conds ...persistence.Cond) *flush {
 func (d *Driver) batchesLocked(c world.Changes) ([]*persistence.Batch, error) {
 	b := world.Batches{Compact: !d.shared.Load()}
 	for _, vmid := range c.SortedMachines() {
-		m, ok := d.machines[vmid]
+		m, ok := d.machines.Peek(vmid) // a packed machine's view: encoded before the next
 		if !ok {
 			if err := b.PutMachine(vmid, nil); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		rec := world.Machine{Machine: m.Machine, CreatedAt: m.createdAt, History: m.history, Snapshots: m.snapshots, Parent: m.parent}
+		rec := world.Machine{Machine: m.Machine, CreatedAt: m.CreatedAt, History: m.History, Snapshots: m.Snapshots, Parent: m.Parent}
 		if rules, ok := d.firewall[vmid]; ok {
 			rec.Firewall = &rules
 		}
@@ -366,7 +367,7 @@ func (d *Driver) adoptLocked(store persistence.Store, stale world.Changes) {
 	d.restored = false
 	d.dirty = stale
 	d.dirty.World = true
-	for vmid := range d.machines {
+	for _, vmid := range d.machines.VMIDs() {
 		d.dirty.TouchMachine(vmid)
 	}
 	for vmid, list := range d.backups {
@@ -503,18 +504,18 @@ func (d *Driver) load(ctx context.Context, store persistence.Store) (bool, error
 // storedWorld is a world read from the store, its machines made as they were read.
 type storedWorld struct {
 	*world.Loaded
-	machines []*machine // ascending vmid
+	machines *fleet.Fleet // packed where they fit
 	firewall map[int][]hypervisor.FirewallRule
 }
 
 // readStoredWorld reads a stored world; nil when the store has none. Each record
-// becomes its machine as it is read, so that a restart never holds a million records
-// beside the million machines made of them.
+// becomes its machine, packed where it fits (fleet), as it is read, so that a restart
+// never holds a million records, nor a million machines in their full form.
 func readStoredWorld(ctx context.Context, store persistence.Store) (*storedWorld, error) {
-	w := &storedWorld{firewall: map[int][]hypervisor.FirewallRule{}}
+	w := &storedWorld{machines: fleet.New(), firewall: map[int][]hypervisor.FirewallRule{}}
 	l, err := world.Load(ctx, store, func(vmid int) bool { return vmid >= minVMID && vmid <= maxVMID },
 		func(rec *world.Machine) error {
-			w.machines = append(w.machines, machineFrom(rec))
+			w.machines.PutPacked(machineFrom(rec))
 			if rec.Firewall != nil {
 				w.firewall[rec.Machine.VMID] = *rec.Firewall
 			}
@@ -545,16 +546,14 @@ func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 	for _, n := range l.World.Nodes {
 		d.nodes = append(d.nodes, &node{Node: n})
 	}
-	d.machines = make(map[int]*machine, len(l.machines))
+	d.machines = l.machines
 	d.committed = make(map[string]int)
 	// Sized for the stored world at once: a million machines' addresses would
 	// otherwise rehash these maps some twenty times while the restart loads them.
-	d.macs = make(map[string]bool, len(l.machines))
-	d.ips = ipPool{used: make(map[uint64]bool, len(l.machines))}
+	d.macs = make(map[string]bool, d.machines.Len())
+	d.ips = ipPool{used: make(map[uint64]bool, d.machines.Len())}
 	d.vmidHint = minVMID
-	for _, m := range l.machines {
-		d.registerLocked(m)
-	}
+	d.machines.Each(d.claimLocked)
 	d.firewall = l.firewall
 	d.backups = make(map[int][]hypervisor.Backup)
 	d.backupCfg = make(map[string]hypervisor.Machine)
@@ -574,13 +573,19 @@ func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 
 // registerLocked puts a stored machine back as it was: unlike insertLocked it changes
 // nothing about it, it only claims what it holds.
-func (d *Driver) registerLocked(m *machine) {
+func (d *Driver) registerLocked(m *fleet.Machine) {
+	d.machines.Put(m)
+	d.claimLocked(m)
+}
+
+// claimLocked claims what a machine holds: its MACs, its addresses, its node's memory.
+// For a packed machine (a view) the MACs kept are its entry's strings.
+func (d *Driver) claimLocked(m *fleet.Machine) {
 	for _, nic := range m.Interfaces {
 		d.macs[nic.MAC] = true
 		for _, ip := range nic.IPAddresses {
 			d.ips.mark(ip)
 		}
 	}
-	d.machines[m.VMID] = m
 	d.committed[m.Node] += m.MemoryMB
 }

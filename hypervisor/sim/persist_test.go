@@ -13,6 +13,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/hypervisortest"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -115,9 +116,10 @@ func TestWorldSurvivesReopen(t *testing.T) {
 		}
 		// The final check compares the usage graphs; here their inputs.
 		got, want := readWorld(t, stored, false, vmids), readWorld(t, d, false, vmids)
-		for vmid, m := range d.machines {
-			s := stored.machines[vmid]
-			if s == nil || !s.createdAt.Equal(m.createdAt) || !reflect.DeepEqual(s.history, m.history) {
+		for _, vmid := range d.machines.VMIDs() {
+			m, _ := d.machines.Peek(vmid)
+			s, _ := stored.machines.Peek(vmid)
+			if s == nil || !s.CreatedAt.Equal(m.CreatedAt) || !reflect.DeepEqual(s.History, m.History) {
 				t.Fatalf("after %s machine %d's creation and power history differ in the store", what, vmid)
 			}
 		}
@@ -295,7 +297,7 @@ func TestSeedOnAttach(t *testing.T) {
 	clk := hypervisortest.NewClock(t0)
 	eager := New(Config{Seed: 1, Machines: 3, OpDelay: -1, Now: clk.Now})
 	lazy := New(Config{Seed: 1, Machines: 3, SeedOnAttach: true, OpDelay: -1, Now: clk.Now})
-	if n := len(lazy.machines); n != 0 {
+	if n := lazy.machines.Len(); n != 0 {
 		t.Fatalf("before Attach: %d machines; want none", n)
 	}
 	if _, err := lazy.Attach(bg, store); err != nil {
@@ -377,21 +379,21 @@ func TestNewerWorldRefused(t *testing.T) {
 // Power histories are bounded, so a machine's record stays far below the store's value
 // limit however often it is switched.
 func TestHistoryBounded(t *testing.T) {
-	m := &machine{}
+	m := &fleet.Machine{}
 	for i := range 3 * world.MaxHistory {
 		s := hypervisor.StateRunning
 		if i%2 == 1 {
 			s = hypervisor.StateStopped
 		}
-		m.recordState(t0.Add(time.Duration(i)*time.Second), s)
+		m.RecordState(t0.Add(time.Duration(i)*time.Second), s)
 	}
-	if n := len(m.history); n > world.MaxHistory {
+	if n := len(m.History); n > world.MaxHistory {
 		t.Fatalf("history of %d entries; want at most %d", n, world.MaxHistory)
 	}
-	if last := m.history[len(m.history)-1]; last.At != t0.Add(time.Duration(3*world.MaxHistory-1)*time.Second).UnixNano() {
+	if last := m.History[len(m.History)-1]; last.At != t0.Add(time.Duration(3*world.MaxHistory-1)*time.Second).UnixNano() {
 		t.Errorf("the newest change was dropped: %+v", last)
 	}
-	val, err := persistence.Encode(world.MachineVersion, world.Machine{History: m.history})
+	val, err := persistence.Encode(world.MachineVersion, world.Machine{History: m.History})
 	if err != nil || len(val) > persistence.MaxValueSize/2 {
 		t.Errorf("record of a full history: %d bytes, %v; want well below %d", len(val), err, persistence.MaxValueSize)
 	}

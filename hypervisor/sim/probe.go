@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 )
 
 // Interface guard: health checks of simulated machines are answered here.
@@ -75,29 +76,30 @@ func (d *Driver) probe(ctx context.Context, host, port string) (bool, error) {
 	d.catchUp()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := d.machineAtLocked(addr)
+	node, state, found := d.machineAtLocked(addr)
 	switch {
-	case m == nil:
+	case !found:
 		return true, refuse(syscall.EHOSTUNREACH)
-	case d.nodeLocked(m.Node) == nil || d.nodeLocked(m.Node).Status != hypervisor.NodeOnline:
+	case d.nodeLocked(node) == nil || d.nodeLocked(node).Status != hypervisor.NodeOnline:
 		return true, refuse(syscall.EHOSTUNREACH)
-	case m.State != hypervisor.StateRunning:
+	case state != hypervisor.StateRunning:
 		return true, refuse(syscall.ECONNREFUSED)
 	}
 	return true, nil
 }
 
-// machineAtLocked finds the machine one of whose interfaces holds addr, or nil.
-func (d *Driver) machineAtLocked(addr netip.Addr) *machine {
-	for _, m := range d.machines {
+// machineAtLocked finds the node and state of the machine one of whose interfaces
+// holds addr; false for none.
+func (d *Driver) machineAtLocked(addr netip.Addr) (node string, state hypervisor.State, found bool) {
+	d.machines.Each(func(m *fleet.Machine) {
 		for _, nic := range m.Interfaces {
 			for _, s := range nic.IPAddresses {
 				s, _, _ = strings.Cut(s, "/")
-				if a, err := netip.ParseAddr(s); err == nil && a.Unmap() == addr {
-					return m
+				if a, err := netip.ParseAddr(s); err == nil && a.Unmap() == addr && !found {
+					node, state, found = m.Node, m.State, true
 				}
 			}
 		}
-	}
-	return nil
+	})
+	return node, state, found
 }

@@ -129,7 +129,7 @@ func (d *Driver) refreshAll(ctx context.Context, backups bool) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for vmid := range d.machines {
+	for _, vmid := range d.machines.VMIDs() {
 		if k := string(world.MachineKey(vmid)); !seen[k] {
 			got = append(got, world.Fetched{Key: k})
 		}
@@ -198,11 +198,7 @@ func (d *Driver) putWorldLocked(w world.World) {
 			continue
 		}
 		if cur.Status == hypervisor.NodeOnline && n.Status != hypervisor.NodeOnline {
-			for vmid, m := range d.machines {
-				if m.Node == n.ID {
-					d.closeConsolesLocked(vmid, "node offline")
-				}
-			}
+			d.closeNodeConsolesLocked(n.ID, "node offline")
 		}
 		cur.Node = n
 	}
@@ -213,11 +209,11 @@ func (d *Driver) putWorldLocked(w world.World) {
 // and claims what the new one holds. Consoles of a machine another member stopped,
 // moved or removed are hung up.
 func (d *Driver) putMachineLocked(vmid int, rec *world.Machine) {
-	old := d.machines[vmid]
+	old, _ := d.machines.Get(vmid)
 	if old != nil {
 		d.releaseInterfacesLocked(old)
 		d.committed[old.Node] -= old.MemoryMB
-		delete(d.machines, vmid)
+		d.machines.Remove(vmid)
 		delete(d.firewall, vmid)
 	}
 	if rec == nil {

@@ -383,7 +383,8 @@ func TestSharedStaleReadKeepsOwnChange(t *testing.T) {
 		if err := d.applyLocked(ticket, stale); err != nil {
 			t.Fatal(err)
 		}
-		return d.machines[m.VMID].Name
+		mm, _ := d.machines.Peek(m.VMID)
+		return mm.Name
 	}
 	d.mu.Lock()
 	d.ticket++

@@ -24,13 +24,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/hypervisor/sim/serial"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
@@ -105,7 +105,7 @@ type Driver struct {
 	// never waits for the lock, which a large Inventory holds for seconds.
 	available atomic.Bool
 	nodes     []*node // in name order pve1..pveN
-	machines  map[int]*machine
+	machines  *fleet.Fleet
 	templates []hypervisor.Template
 	locks     map[int]string // vmid → operation holding the machine's lock
 	pending   map[int]pendingCreate
@@ -164,22 +164,6 @@ type node struct {
 	hypervisor.Node
 }
 
-// machine is one simulated machine plus what only the simulation knows.
-type machine struct {
-	hypervisor.Machine
-	createdAt time.Time
-	// history lists power-state changes, oldest first; the first entry is the creation.
-	// Usage graphs read it, so a machine that was stopped last week shows a quiet week.
-	history []world.Change
-	// snapshots are the machine's snapshots in the order they were taken, and parent
-	// the one it is at now ("" for none). A change replaces the slice, never edits
-	// it, so a record being written keeps what it held.
-	snapshots []world.Snapshot
-	parent    string
-	// traffic is where the last inventory's traffic integral got (trafficLocked).
-	traffic trafficMark
-}
-
 // New builds a simulated cluster from cfg, filling in defaults. Its world lives in
 // memory until Attach gives it a store; Open builds one on a store.
 func New(cfg Config) *Driver {
@@ -225,7 +209,7 @@ func newDriver(cfg Config) *Driver {
 		delay:     delay,
 		seed:      seed,
 		usage:     usageModel{seed: seed},
-		machines:  make(map[int]*machine),
+		machines:  fleet.New(),
 		templates: append([]hypervisor.Template(nil), cfg.Templates...),
 		locks:     make(map[int]string),
 		pending:   make(map[int]pendingCreate),
@@ -298,26 +282,32 @@ func (d *Driver) inventory(ctx context.Context, machines bool) (hypervisor.Inven
 		Templates: append([]hypervisor.Template(nil), d.templates...),
 	}
 	if machines {
-		inv.Machines = make([]hypervisor.Machine, 0, len(d.machines))
+		inv.Machines = make([]hypervisor.Machine, 0, d.machines.Len())
 	}
-	perNode := make(map[string][]*machine, len(d.nodes))
+	perNode := make(map[string]*nodeLoad, len(d.nodes))
 	online := make(map[string]bool, len(d.nodes))
 	for _, n := range d.nodes {
 		online[n.ID] = n.Status == hypervisor.NodeOnline
 	}
-	for _, vmid := range d.sortedVMIDsLocked() {
-		m := d.machines[vmid]
+	// Packed machines are views here (fleet.each): what is kept of one is its copy,
+	// its series (whose history is the packed entry's own) and its traffic mark.
+	d.machines.Each(func(m *fleet.Machine) {
 		if machines {
 			inv.Machines = append(inv.Machines, cloneMachine(m.Machine))
 		}
-		perNode[m.Node] = append(perNode[m.Node], m)
+		load := perNode[m.Node]
+		if load == nil {
+			load = &nodeLoad{}
+			perNode[m.Node] = load
+		}
+		load.add(d.seriesOf(m, false), m.DiskGB())
 		if m.State == hypervisor.StateRunning && online[m.Node] {
 			if inv.Traffic == nil {
 				inv.Traffic = map[int]hypervisor.TrafficCounters{}
 			}
-			inv.Traffic[vmid] = d.trafficLocked(m, now)
+			inv.Traffic[m.VMID] = d.trafficLocked(m, now)
 		}
-	}
+	})
 	for _, n := range d.nodes {
 		inv.Nodes = append(inv.Nodes, d.nodeNowLocked(n, perNode[n.ID], now))
 	}
@@ -379,7 +369,7 @@ func (d *Driver) pageOf(vmids []int) ([]hypervisor.Machine, error) {
 	}
 	out := make([]hypervisor.Machine, 0, len(vmids))
 	for _, vmid := range vmids {
-		if m, ok := d.machines[vmid]; ok {
+		if m, ok := d.machines.Peek(vmid); ok {
 			out = append(out, cloneMachine(m.Machine))
 		}
 	}
@@ -399,9 +389,9 @@ func (d *Driver) Machine(ctx context.Context, ref hypervisor.Ref) (hypervisor.Ma
 	if err := d.availableLocked(); err != nil {
 		return hypervisor.Machine{}, err
 	}
-	m, err := d.machineLocked(ref.VMID)
-	if err != nil {
-		return hypervisor.Machine{}, err
+	m, ok := d.machines.Peek(ref.VMID)
+	if !ok {
+		return hypervisor.Machine{}, notFound(ref.VMID)
 	}
 	return cloneMachine(m.Machine), nil
 }
@@ -538,17 +528,23 @@ func (d *Driver) availableLocked() error {
 	return nil
 }
 
-// machineLocked finds a machine or answers ErrMachineNotFound.
-func (d *Driver) machineLocked(vmid int) (*machine, error) {
-	m, ok := d.machines[vmid]
+// machineLocked finds a machine, opened (the caller may change it), or answers
+// ErrMachineNotFound.
+func (d *Driver) machineLocked(vmid int) (*fleet.Machine, error) {
+	m, ok := d.machines.Get(vmid)
 	if !ok {
-		return nil, hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", vmid)
+		return nil, notFound(vmid)
 	}
 	return m, nil
 }
 
+// notFound is the error of a vmid that is no machine.
+func notFound(vmid int) error {
+	return hypervisor.NewError(hypervisor.ErrMachineNotFound, "machine %d not found", vmid)
+}
+
 // liveMachineLocked finds a machine whose node is online: nothing runs on a dead host.
-func (d *Driver) liveMachineLocked(vmid int) (*machine, error) {
+func (d *Driver) liveMachineLocked(vmid int) (*fleet.Machine, error) {
 	m, err := d.machineLocked(vmid)
 	if err != nil {
 		return nil, err
@@ -570,42 +566,18 @@ func (d *Driver) nodeLocked(id string) *node {
 }
 
 // sortedVMIDsLocked lists vmids in ascending order, the order Proxmox lists them in.
-func (d *Driver) sortedVMIDsLocked() []int {
-	ids := make([]int, 0, len(d.machines))
-	for id := range d.machines {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	return ids
-}
+func (d *Driver) sortedVMIDsLocked() []int { return d.machines.VMIDs() }
 
 // setStateLocked changes a machine's power state and records it for the usage graphs.
-func (d *Driver) setStateLocked(m *machine, s hypervisor.State) {
+func (d *Driver) setStateLocked(m *fleet.Machine, s hypervisor.State) {
 	if m.State == s {
 		return
 	}
 	m.State = s
-	m.recordState(d.now(), s)
+	m.RecordState(d.now(), s)
 	d.touchMachineLocked(m.VMID)
 	if s != hypervisor.StateRunning {
 		d.closeConsolesLocked(m.VMID, "machine "+string(s))
-	}
-}
-
-// recordState appends a state change, keeping the history sorted even if the injected
-// clock goes backwards (usage lookups binary-search it).
-func (m *machine) recordState(at time.Time, s hypervisor.State) {
-	t := at.UnixNano()
-	if n := len(m.history); n > 0 {
-		last := &m.history[n-1]
-		if t <= last.At {
-			last.State = s
-			return
-		}
-	}
-	m.history = append(m.history, world.Change{At: t, State: s})
-	if len(m.history) > world.MaxHistory {
-		m.history = append(m.history[:0:0], m.history[len(m.history)-world.MaxHistory*3/4:]...)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 )
 
@@ -26,8 +27,8 @@ func (d *Driver) Snapshots(ctx context.Context, ref hypervisor.Ref) ([]hyperviso
 	if err != nil {
 		return nil, err
 	}
-	out := make([]hypervisor.Snapshot, 0, len(m.snapshots))
-	for _, s := range m.snapshots {
+	out := make([]hypervisor.Snapshot, 0, len(m.Snapshots))
+	for _, s := range m.Snapshots {
 		out = append(out, s.Snapshot)
 	}
 	hypervisor.SortSnapshots(out)
@@ -35,13 +36,13 @@ func (d *Driver) Snapshots(ctx context.Context, ref hypervisor.Ref) ([]hyperviso
 }
 
 // snapshotIndex finds one of a machine's snapshots, or -1.
-func snapshotIndex(m *machine, name string) int {
-	return slices.IndexFunc(m.snapshots, func(s world.Snapshot) bool { return s.Snapshot.Name == name })
+func snapshotIndex(m *fleet.Machine, name string) int {
+	return slices.IndexFunc(m.Snapshots, func(s world.Snapshot) bool { return s.Snapshot.Name == name })
 }
 
 // snapshotLocked finds a live machine and one of its snapshots, or answers
 // ErrSnapshotNotFound.
-func (d *Driver) snapshotLocked(vmid int, name string) (*machine, int, error) {
+func (d *Driver) snapshotLocked(vmid int, name string) (*fleet.Machine, int, error) {
 	m, err := d.liveMachineLocked(vmid)
 	if err != nil {
 		return nil, -1, err
@@ -80,16 +81,16 @@ func (d *Driver) CreateSnapshot(ctx context.Context, ref hypervisor.Ref, spec hy
 			return nil
 		},
 		apply: func() error {
-			m := d.machines[ref.VMID]
+			m, _ := d.machines.Get(ref.VMID)
 			out = hypervisor.Snapshot{
 				Name:           spec.Name,
 				Description:    spec.Description,
 				CreatedAt:      d.now().UTC().Truncate(1e9),
 				IncludesMemory: spec.IncludeMemory,
-				Parent:         m.parent,
+				Parent:         m.Parent,
 			}
-			m.snapshots = append(slices.Clip(m.snapshots), world.Snapshot{Snapshot: out, Config: cloneMachine(m.Machine)})
-			m.parent = spec.Name
+			m.Snapshots = append(slices.Clip(m.Snapshots), world.Snapshot{Snapshot: out, Config: cloneMachine(m.Machine)})
+			m.Parent = spec.Name
 			d.touchMachineLocked(m.VMID)
 			return nil
 		},
@@ -114,7 +115,7 @@ func (d *Driver) RollbackSnapshot(ctx context.Context, ref hypervisor.Ref, name 
 		check: func() error { _, _, err := d.snapshotLocked(ref.VMID, name); return err },
 		apply: func() error {
 			m, i, _ := d.snapshotLocked(ref.VMID, name)
-			snap := m.snapshots[i]
+			snap := m.Snapshots[i]
 			cfg := cloneMachine(snap.Config)
 			d.closeConsolesLocked(m.VMID, "machine rolled back")
 			d.releaseInterfacesLocked(m)
@@ -127,7 +128,7 @@ func (d *Driver) RollbackSnapshot(ctx context.Context, ref hypervisor.Ref, name 
 				state = hypervisor.StateRunning
 			}
 			d.setStateLocked(m, state)
-			m.parent = name
+			m.Parent = name
 			d.touchMachineLocked(m.VMID)
 			out = cloneMachine(m.Machine)
 			return nil
@@ -149,9 +150,9 @@ func (d *Driver) DeleteSnapshot(ctx context.Context, ref hypervisor.Ref, name st
 		check: func() error { _, _, err := d.snapshotLocked(ref.VMID, name); return err },
 		apply: func() error {
 			m, i, _ := d.snapshotLocked(ref.VMID, name)
-			gone := m.snapshots[i].Snapshot
-			list := make([]world.Snapshot, 0, len(m.snapshots)-1)
-			for j, s := range m.snapshots {
+			gone := m.Snapshots[i].Snapshot
+			list := make([]world.Snapshot, 0, len(m.Snapshots)-1)
+			for j, s := range m.Snapshots {
 				if j == i {
 					continue
 				}
@@ -160,9 +161,9 @@ func (d *Driver) DeleteSnapshot(ctx context.Context, ref hypervisor.Ref, name st
 				}
 				list = append(list, s)
 			}
-			m.snapshots = list
-			if m.parent == name {
-				m.parent = gone.Parent
+			m.Snapshots = list
+			if m.Parent == name {
+				m.Parent = gone.Parent
 			}
 			d.touchMachineLocked(m.VMID)
 			return nil
@@ -172,9 +173,9 @@ func (d *Driver) DeleteSnapshot(ctx context.Context, ref hypervisor.Ref, name st
 
 // dropSnapshotsLocked forgets a machine's snapshots, as Proxmox does when the
 // machine's disks are replaced (a restore over it, a reinstall, which recreates it).
-func (d *Driver) dropSnapshotsLocked(m *machine) {
-	if len(m.snapshots) > 0 || m.parent != "" {
-		m.snapshots, m.parent = nil, ""
+func (d *Driver) dropSnapshotsLocked(m *fleet.Machine) {
+	if len(m.Snapshots) > 0 || m.Parent != "" {
+		m.Snapshots, m.Parent = nil, ""
 		d.touchMachineLocked(m.VMID)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 )
 
 // trafficLocked is a running machine's network counters at now, as a hypervisor keeps
@@ -11,33 +12,26 @@ import (
 // back to 0), the integral of the rates its usage graphs show.
 //
 // The integral up to the last whole UTC day it covered is kept on the machine (its
-// trafficMark), so each later inventory integrates only from there: a million running
+// fleet.Mark), so each later inventory integrates only from there: a million running
 // machines that have run for a year would otherwise cost some 400 day pieces each on
 // every sync (issue 33). The sum continues from the mark in the same order of pieces
 // as a fresh integral would, so the counters are the same either way.
-func (d *Driver) trafficLocked(m *machine, now time.Time) hypervisor.TrafficCounters {
+func (d *Driver) trafficLocked(m *fleet.Machine, now time.Time) hypervisor.TrafficCounters {
 	s := d.seriesOf(m, false)
-	from := m.createdAt.Unix()
-	for i := len(m.history) - 1; i >= 0; i-- {
-		if m.history[i].State != hypervisor.StateRunning {
+	from := m.CreatedAt.Unix()
+	for i := len(m.History) - 1; i >= 0; i-- {
+		if m.History[i].State != hypervisor.StateRunning {
 			break
 		}
-		from = floorDiv(m.history[i].At, 1e9)
+		from = floorDiv(m.History[i].At, 1e9)
 	}
 	to := now.Unix()
-	mk := &m.traffic
-	if mk.from != from || mk.upTo < from || mk.upTo > to {
-		*mk = trafficMark{from: from, upTo: from}
+	mk := &m.Traffic
+	if mk.From != from || mk.UpTo < from || mk.UpTo > to {
+		*mk = fleet.Mark{From: from, UpTo: from}
 	}
-	in, out := s.netBetween(mk.upTo, to, mk.in, mk.out, mk)
+	in, out := s.netBetween(mk.UpTo, to, mk.In, mk.Out, mk)
 	return hypervisor.TrafficCounters{In: uint64(in), Out: uint64(out)}
-}
-
-// trafficMark is a machine's traffic integral since from (the unix second it last
-// started) up to upTo, a UTC day boundary the integral passed, or from itself.
-type trafficMark struct {
-	from, upTo int64
-	in, out    float64
 }
 
 // netBetween integrates the running machine's net rates over [from, to) (unix seconds)
@@ -46,7 +40,7 @@ type trafficMark struct {
 // starting from the sums in and out. The model's noise averages out over an aligned
 // bucket, so each piece is exact; the unaligned ends are counted at their minute's rate.
 // After each whole day, mk (if not nil) records how far the sums got.
-func (s *series) netBetween(from, to int64, in, out float64, mk *trafficMark) (float64, float64) {
+func (s *series) netBetween(from, to int64, in, out float64, mk *fleet.Mark) (float64, float64) {
 	for t := from; t < to; {
 		if t%daySeconds == 0 && t+daySeconds <= to {
 			dIn, dOut := s.netDay(floorDiv(t, daySeconds))
@@ -54,7 +48,7 @@ func (s *series) netBetween(from, to int64, in, out float64, mk *trafficMark) (f
 			out += dOut * float64(daySeconds)
 			t += daySeconds
 			if mk != nil {
-				mk.upTo, mk.in, mk.out = t, in, out
+				mk.UpTo, mk.In, mk.Out = t, in, out
 			}
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 )
 
 // counters reads one machine's counters from the inventory.
@@ -69,7 +70,8 @@ func TestInventoryTrafficMark(t *testing.T) {
 	d, clk := newTest(t, Config{})
 	m := oldMachine(t, d, hypervisor.Machine{})
 	d.mu.Lock()
-	s := d.seriesOf(d.machines[m.VMID], true)
+	mm, _ := d.machines.Get(m.VMID)
+	s := d.seriesOf(mm, true)
 	d.mu.Unlock()
 	for day := s.createdDay; day < s.createdDay+30; day++ {
 		sp := newSpan(day*daySeconds, daySeconds)
@@ -89,8 +91,8 @@ func TestInventoryTrafficMark(t *testing.T) {
 	fresh := func() hypervisor.TrafficCounters {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		mm := d.machines[m.VMID]
-		mm.traffic = trafficMark{}
+		mm, _ := d.machines.Get(m.VMID)
+		mm.Traffic = fleet.Mark{}
 		return d.trafficLocked(mm, d.now())
 	}
 	ref := hypervisor.Ref{VMID: m.VMID}
@@ -107,12 +109,13 @@ func TestInventoryTrafficMark(t *testing.T) {
 		}
 		got, _ := counters(t, d, m.VMID)
 		d.mu.Lock()
-		mark := d.machines[m.VMID].traffic
+		mm, _ := d.machines.Peek(m.VMID)
+		mark := mm.Traffic
 		d.mu.Unlock()
 		if want := fresh(); got != want {
 			t.Fatalf("step %d: counters from the mark %+v; afresh %+v", i, got, want)
 		}
-		if mark.upTo == mark.from && i > 0 {
+		if mark.UpTo == mark.From && i > 0 {
 			t.Errorf("step %d: no whole day marked (%+v)", i, mark)
 		}
 	}
@@ -126,13 +129,9 @@ func BenchmarkTrafficIntegral(b *testing.B) {
 	d, _ := newTestB(b)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var m *machine
-	for _, mm := range d.machines {
-		m = mm
-		break
-	}
-	m.createdAt = d.now().Add(-400 * 24 * time.Hour)
-	m.history = m.history[:0]
+	m, _ := d.machines.Get(d.machines.VMIDs()[0])
+	m.CreatedAt = d.now().Add(-400 * 24 * time.Hour)
+	m.History = m.History[:0]
 	s := d.seriesOf(m, false)
 	b.Run("day-pieces-by-running", func(b *testing.B) {
 		for b.Loop() {
@@ -145,7 +144,7 @@ func BenchmarkTrafficIntegral(b *testing.B) {
 	})
 	b.Run("fresh", func(b *testing.B) {
 		for b.Loop() {
-			m.traffic = trafficMark{}
+			m.Traffic = fleet.Mark{}
 			d.trafficLocked(m, d.now())
 		}
 	})

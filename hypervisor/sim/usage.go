@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 )
 
@@ -146,12 +147,12 @@ func (v *values) scale(f float64) {
 
 // seriesOf snapshots a machine for the model. copyHistory must be set when the series
 // is used after the driver's lock is released.
-func (d *Driver) seriesOf(m *machine, copyHistory bool) series {
-	h := m.history
+func (d *Driver) seriesOf(m *fleet.Machine, copyHistory bool) series {
+	h := m.History
 	if copyHistory {
 		h = append([]world.Change(nil), h...)
 	}
-	created := m.createdAt.UnixNano()
+	created := m.CreatedAt.UnixNano()
 	s := series{
 		vmid:       m.VMID,
 		prof:       d.usage.profile(m.VMID),
@@ -411,9 +412,9 @@ func (d *Driver) Usage(ctx context.Context, q hypervisor.UsageQuery) (hypervisor
 func (d *Driver) usageSubjectLocked(q hypervisor.UsageQuery) (ms []series, isNode bool, cores, memTotal float64, err error) {
 	switch q.Scope {
 	case hypervisor.ScopeMachine, "":
-		m, err := d.machineLocked(q.Ref.VMID)
-		if err != nil {
-			return nil, false, 0, 0, err
+		m, ok := d.machines.Peek(q.Ref.VMID)
+		if !ok {
+			return nil, false, 0, 0, notFound(q.Ref.VMID)
 		}
 		return []series{d.seriesOf(m, true)}, false, 0, 0, nil
 	case hypervisor.ScopeNode:
@@ -421,11 +422,11 @@ func (d *Driver) usageSubjectLocked(q hypervisor.UsageQuery) (ms []series, isNod
 		if n == nil {
 			return nil, false, 0, 0, hypervisor.NewError(hypervisor.ErrNodeNotFound, "node %q not found", q.Ref.Node)
 		}
-		for _, vmid := range d.sortedVMIDsLocked() {
-			if m := d.machines[vmid]; m.Node == n.ID {
+		d.machines.Each(func(m *fleet.Machine) {
+			if m.Node == n.ID {
 				ms = append(ms, d.seriesOf(m, true))
 			}
-		}
+		})
 		return ms, true, float64(n.CPUCores), float64(n.MemoryMB) * (1 << 20), nil
 	}
 	return nil, false, 0, 0, invalid("scope", "must be machine or node")
@@ -444,23 +445,32 @@ func fill(p *hypervisor.UsagePoint, v values, cores, memTotal float64) {
 	p.DiskWriteBps = f(v.diskWrite)
 }
 
+// nodeLoad is what a node's machines add up to in an inventory: their series, in vmid
+// order, and their disks.
+type nodeLoad struct {
+	series []series
+	diskGB int
+}
+
+func (l *nodeLoad) add(s series, diskGB int) {
+	l.series = append(l.series, s)
+	l.diskGB += diskGB
+}
+
 // nodeNowLocked is a node as Inventory reports it, with its usage in the current minute
 // (machines are the ones on it). An offline node reports no usage.
-func (d *Driver) nodeNowLocked(n *node, machines []*machine, now time.Time) hypervisor.Node {
+func (d *Driver) nodeNowLocked(n *node, load *nodeLoad, now time.Time) hypervisor.Node {
 	out := n.Node
 	out.StorageGB = n.DiskGB // the sim's machines' disks are on the node's own
-	ms := make([]series, 0, len(machines))
-	var diskGB int
-	for _, m := range machines {
-		ms = append(ms, d.seriesOf(m, false))
-		diskGB += m.DiskGB()
+	if load == nil {
+		load = &nodeLoad{}
 	}
-	out.DiskBytes = int64(diskGB) << 30
+	out.DiskBytes = int64(load.diskGB) << 30
 	if n.Status != hypervisor.NodeOnline {
 		return out
 	}
 	sp := newSpan(floorDiv(now.Unix(), 60)*60, 60)
-	v := d.usage.nodeBucket(ms, float64(n.CPUCores), float64(n.MemoryMB)*(1<<20), &sp)
+	v := d.usage.nodeBucket(load.series, float64(n.CPUCores), float64(n.MemoryMB)*(1<<20), &sp)
 	out.CPU = v.cpu
 	out.MemBytes = int64(v.mem)
 	return out

@@ -23,13 +23,29 @@ func (s *Blocks) String(p []byte) string {
 	if len(p) > blockSize/8 {
 		return string(p)
 	}
-	if s.b.Cap()-s.b.Len() < len(p) {
+	start := s.room(len(p))
+	s.b.Write(p)
+	return s.b.String()[start:]
+}
+
+// Of returns a string equal to str in a block, as String does; a string too long for
+// one is returned as it is.
+func (s *Blocks) Of(str string) string {
+	if len(str) > blockSize/8 {
+		return str
+	}
+	start := s.room(len(str))
+	s.b.WriteString(str)
+	return s.b.String()[start:]
+}
+
+// room makes sure the current block has n bytes free and says where they start.
+func (s *Blocks) room(n int) int {
+	if s.b.Cap()-s.b.Len() < n {
 		// A new block: the strings handed out keep the old one, which a Builder never
 		// writes again once it has grown past it.
 		s.b = strings.Builder{}
 		s.b.Grow(blockSize)
 	}
-	start := s.b.Len()
-	s.b.Write(p)
-	return s.b.String()[start:]
+	return s.b.Len()
 }

@@ -30,3 +30,20 @@ func TestStringsKeepTheirBytes(t *testing.T) {
 		t.Errorf("%v allocations a string; want one a block (%d bytes)", allocs, blockSize)
 	}
 }
+
+// Of copies a string into the block as String copies bytes, without an allocation of
+// its own; a long one is handed back as it is.
+func TestOfSharesBlocks(t *testing.T) {
+	var s Blocks
+	a, b := s.Of("BC:24:11:00:00:01"), s.Of("demo-000001")
+	if a != "BC:24:11:00:00:01" || b != "demo-000001" {
+		t.Fatalf("got %q and %q", a, b)
+	}
+	if allocs := testing.AllocsPerRun(1000, func() { s.Of("01J0000000000000000000000") }); allocs > 0.01 {
+		t.Errorf("%v allocations a string; want a block's share", allocs)
+	}
+	long := string(bytes.Repeat([]byte("l"), blockSize))
+	if got := s.Of(long); got != long {
+		t.Error("a long string changed")
+	}
+}
