@@ -73,12 +73,15 @@ deb rpm:
 	$(SUMS)
 
 ## test: vet, then every test (fuzz seed corpora included) with the race detector, the
-## actors' tests again with every request crossing members (VMPLANE_TEST_WIRE=1); then
-## the generated API client of clientcheck/ (its own module) against a real server
+## tests of the actors' packages that run on wiretest.FromEnv again with every request
+## crossing members (VMPLANE_TEST_WIRE=1; the other packages' tests would only repeat
+## themselves); then the generated API client of clientcheck/ (its own module) against
+## a real server
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
-	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m ./actors/...
+	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m \
+		$$(grep -rlE --include='*.go' 'wiretest\.FromEnv' actors | xargs -n1 dirname | sort -u | sed 's|^|./|')
 	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
 
 ## ui: build the web console (ui/src) into ui/dist and ui/manifest.json, which are
