@@ -295,6 +295,9 @@ func TestSettleGivesUpWithItsContext(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	ghost := join(t, srv, "ghost")
+	// a waits only for members it knows of (a record it has not heard of yet is one
+	// that is gone): until its watch brings the ghost's join, Settle rightly returns.
+	testwait.Eventually(t, "a hears of the ghost", func() bool { return !a.gone(ghost.self) })
 	ghost.self.Acks, ghost.self.Addr = true, addr
 	recs := [][]byte{mustJSON(t, ghost.self)}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
