@@ -289,7 +289,7 @@ func (d *Driver) inventory(ctx context.Context, machines bool) (hypervisor.Inven
 	for _, n := range d.nodes {
 		online[n.ID] = n.Status == hypervisor.NodeOnline
 	}
-	// Packed machines are views here (fleet.each): what is kept of one is its copy,
+	// Packed machines are views here (Fleet.Each): what is kept of one is its copy,
 	// its series (whose history is the packed entry's own) and its traffic mark.
 	d.machines.Each(func(m *fleet.Machine) {
 		if machines {
