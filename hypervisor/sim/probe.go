@@ -88,14 +88,16 @@ func (d *Driver) probe(ctx context.Context, host, port string) (bool, error) {
 	return true, nil
 }
 
-// machineAtLocked finds the node and state of the machine one of whose interfaces
-// holds addr; false for none.
+// machineAtLocked finds the node and state of the machine an interface of which holds addr.
 func (d *Driver) machineAtLocked(addr netip.Addr) (node string, state hypervisor.State, found bool) {
 	d.machines.Each(func(m *fleet.Machine) {
+		if found {
+			return // Each has no early stop: the rest only costs the walk
+		}
 		for _, nic := range m.Interfaces {
 			for _, s := range nic.IPAddresses {
 				s, _, _ = strings.Cut(s, "/")
-				if a, err := netip.ParseAddr(s); err == nil && a.Unmap() == addr && !found {
+				if a, err := netip.ParseAddr(s); err == nil && a.Unmap() == addr {
 					node, state, found = m.Node, m.State, true
 				}
 			}
