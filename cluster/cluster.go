@@ -488,17 +488,14 @@ func (c *Cluster) left(m memberRecord) {
 		}
 	}
 	listeners := slices.Clone(c.onLeft)
-	t := c.transport
 	l := c.readLease
 	c.mu.Unlock()
 	if l != nil {
 		l.forget(m)
 	}
-	if t != nil {
-		// No request goes to m any more: the connections kept alive to it close now,
-		// before m closes them, which would race a request sent on one.
-		t.closeIdle()
-	}
+	// No request goes to m any more: the connections kept alive to it close now,
+	// before m closes them, which would race a request sent on one.
+	c.closeIdle()
 	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
 		zap.String("addr", m.Addr), zap.Int("entities_known_here", len(orphans)))
 	before := c.takeovers.Load()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -126,7 +125,7 @@ type ReadLease struct {
 	byRecord map[string]*peerAcks
 	// client asks the other members for acks, from the member's first write on
 	// (before it serves them itself).
-	client *fasthttp.Client
+	client *peerClient
 
 	releases atomic.Uint64
 }
@@ -136,10 +135,7 @@ type ReadLease struct {
 // one once it serves the other members (Serve).
 func (c *Cluster) StartReadLease(store leaseStore) *ReadLease {
 	l := &ReadLease{c: c, store: store, peers: map[int64]*peerAcks{}, byRecord: map[string]*peerAcks{},
-		client: &fasthttp.Client{Name: "vmplane-member", MaxConnsPerHost: 16, MaxIdleConnDuration: 30 * time.Second,
-			DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
-				return fasthttp.DialTimeout(addr, min(timeout, time.Second))
-			}}}
+		client: newPeerClient(16)}
 	c.mu.Lock()
 	c.readLease = l
 	c.mu.Unlock()
@@ -490,7 +486,7 @@ func (l *ReadLease) askSeen(m memberRecord, rev int64) error {
 	defer fasthttp.ReleaseResponse(resp)
 	l.c.peerRequest(req, m.Addr, seenPath)
 	req.Header.Set(revisionHeader, strconv.FormatInt(rev, 10))
-	if err := l.client.DoTimeout(req, resp, ackTimeout); err != nil {
+	if err := l.client.do(req, resp, time.Now().Add(ackTimeout)); err != nil {
 		return err
 	}
 	if resp.StatusCode() != fasthttp.StatusOK {

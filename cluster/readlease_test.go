@@ -112,6 +112,12 @@ type leaseMember struct {
 // it announces (ReadLeaseFeature unless told otherwise).
 func joinLeasing(t *testing.T, srv *etcdtest.Server, name string, maintains ...string) *leaseMember {
 	t.Helper()
+	return joinLeasingLogged(t, srv, name, nil, maintains...)
+}
+
+// joinLeasingLogged is joinLeasing with the member's log going to log.
+func joinLeasingLogged(t *testing.T, srv *etcdtest.Server, name string, log *zap.Logger, maintains ...string) *leaseMember {
+	t.Helper()
 	if maintains == nil {
 		maintains = []string{ReadLeaseFeature}
 	}
@@ -127,7 +133,7 @@ func joinLeasing(t *testing.T, srv *etcdtest.Server, name string, maintains ...s
 	wctx, stopWatch := context.WithCancel(context.Background())
 	m.watch.cli, m.watch.ctx = cli, wctx
 	c, err := Join(Options{Client: cli, Prefix: "/test/", Name: name, Addr: ln.Addr().String(), Maintains: maintains,
-		Lost: func() { m.lost.Store(true) }})
+		Log: log, Lost: func() { m.lost.Store(true) }})
 	if err != nil {
 		cli.Close()
 		t.Fatal(err)
@@ -247,6 +253,30 @@ func TestSettleWaitsForEveryHolder(t *testing.T) {
 	testwait.Eventually(t, "c takes its read lease again after a catch-up", c.lease.Holding)
 	if st := c.Stats(); st.ReadLeaseReleases != 1 || !st.ReadLease {
 		t.Fatalf("c's Stats = %+v; want its lease held again after 1 release", st)
+	}
+}
+
+// TestALeavingMemberWaitsForNoConnection: the members that see one leave close the
+// connections they keep to it, those of the read lease's acks included, so that it
+// stops without waiting for them (closeWait) and closing them under a request.
+func TestALeavingMemberWaitsForNoConnection(t *testing.T) {
+	srv := etcdtest.Start(t)
+	core, logs := observer.New(zap.WarnLevel)
+	a, b := joinLeasing(t, srv, "a"), joinLeasingLogged(t, srv, "b", zap.New(core))
+	for _, m := range []*leaseMember{a, b} {
+		testwait.Eventually(t, m.Name()+" holds its read lease", m.lease.Holding)
+	}
+	// a's write waits for b's ack: a's read lease keeps a connection to b.
+	done := settle(a, 100, records(t, a))
+	b.watch.advance(100)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b.Depart(context.Background())
+	testwait.Eventually(t, "a sees b leave", func() bool { return len(a.Members()) == 1 })
+	b.leave()
+	if n := logs.FilterMessageSnippet("closes the connections other members still keep").Len(); n != 0 {
+		t.Fatalf("b had to close connections a kept to it: %v", logs.All())
 	}
 }
 

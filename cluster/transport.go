@@ -43,7 +43,7 @@ type transport struct {
 	rt     *kit.Runtime
 	server *fasthttp.Server
 	ln     net.Listener
-	client *fasthttp.Client
+	client *peerClient
 	served chan struct{}
 	// mu guards what follows: the deliveries running, and whether new ones are
 	// refused (the member departs).
@@ -52,25 +52,47 @@ type transport struct {
 	refusing bool
 	// drained, while refusing, is closed when the last running delivery ends.
 	drained chan struct{}
-	// sent is set once client sent a request: fasthttp's CloseIdleConnections reads
-	// the client's tables unguarded until its first request made them.
+}
+
+// peerClient is a member's client to the other members' cluster addresses.
+type peerClient struct {
+	c *fasthttp.Client
+	// sent is set once the client sent a request: fasthttp's CloseIdleConnections
+	// reads the client's tables unguarded until its first request made them.
 	sent atomic.Bool
+}
+
+func newPeerClient(maxConnsPerHost int) *peerClient {
+	return &peerClient{c: &fasthttp.Client{
+		Name:                "vmplane-member",
+		MaxConnsPerHost:     maxConnsPerHost,
+		MaxIdleConnDuration: 30 * time.Second,
+		// A member that died refuses connections at once; one that hangs is bounded
+		// by each request's deadline.
+		DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
+			return fasthttp.DialTimeout(addr, min(timeout, time.Second))
+		},
+	}}
+}
+
+// do sends req and waits for its answer until deadline.
+func (p *peerClient) do(req *fasthttp.Request, resp *fasthttp.Response, deadline time.Time) error {
+	err := p.c.DoDeadline(req, resp, deadline)
+	p.sent.Store(true)
+	return err
+}
+
+// closeIdle closes the connections that no request uses now.
+func (p *peerClient) closeIdle() {
+	if p.sent.Load() {
+		p.c.CloseIdleConnections()
+	}
 }
 
 // Serve starts answering other members' requests for the entities of rt on ln (the
 // listener on the member's cluster address).
 func (c *Cluster) Serve(rt *kit.Runtime, ln net.Listener) {
-	t := &transport{c: c, rt: rt, ln: ln, served: make(chan struct{}),
-		client: &fasthttp.Client{
-			Name:                "vmplane-member",
-			MaxConnsPerHost:     256,
-			MaxIdleConnDuration: 30 * time.Second,
-			// A member that died refuses connections at once; one that hangs is bounded
-			// by each request's deadline.
-			DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
-				return fasthttp.DialTimeout(addr, min(timeout, time.Second))
-			},
-		}}
+	t := &transport{c: c, rt: rt, ln: ln, served: make(chan struct{}), client: newPeerClient(256)}
 	t.server = &fasthttp.Server{Handler: t.handle, Name: "vmplane-member", ReadTimeout: time.Minute,
 		IdleTimeout: time.Minute, NoDefaultDate: true, Logger: zapLogger{c.log}}
 	c.mu.Lock()
@@ -98,7 +120,7 @@ const closeWait = 2 * time.Second
 // tell from a member that died while serving it.
 func (t *transport) close() {
 	// This member's own connections to the others, which wait on it likewise.
-	t.closeIdle()
+	t.c.closeIdle()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	limit := time.After(closeWait)
@@ -107,18 +129,30 @@ func (t *transport) close() {
 		case <-tick.C:
 			continue
 		case <-limit:
+			// A member that saw this one leave closed its connections: these are of
+			// members that did not (yet), and a request they send now fails.
+			t.c.log.Warn("departing member closes the connections other members still keep to it",
+				zap.Int32("connections", t.server.GetOpenConnectionsCount()), zap.Duration("waited", closeWait))
 		}
 		break
 	}
 	_ = t.server.Shutdown()
 	<-t.served
-	t.closeIdle()
+	t.c.closeIdle()
 }
 
-// closeIdle closes the connections to other members that no request uses now.
-func (t *transport) closeIdle() {
-	if t.sent.Load() {
-		t.client.CloseIdleConnections()
+// closeIdle closes this member's connections to the other members that no request
+// uses now: those of forwarded requests and those of the read lease's acks. A member
+// that leaves waits (closeWait) for the others to close theirs to it.
+func (c *Cluster) closeIdle() {
+	c.mu.RLock()
+	t, l := c.transport, c.readLease
+	c.mu.RUnlock()
+	if t != nil {
+		t.client.closeIdle()
+	}
+	if l != nil {
+		l.client.closeIdle()
 	}
 }
 
@@ -261,8 +295,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	hreq.Header.Set(deadlineHeader, strconv.FormatInt(remaining.Milliseconds(), 10))
 	hreq.Header.SetContentType("application/json")
 	hreq.SetBody(body)
-	err = t.client.DoDeadline(hreq, resp, deadline)
-	t.sent.Store(true)
+	err = t.client.do(hreq, resp, deadline)
 	switch {
 	case err == nil:
 	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err):
