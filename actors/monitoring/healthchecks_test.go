@@ -175,12 +175,12 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 	}
 	// A new check probes at once, then once an interval.
 	kittest.WaitFor(t, "the first probes", func() bool { return hits.Load() == 1 && controlHits.Load() == 1 })
-	advanceCheck(t, clock, "the second probes", func() bool { return hits.Load() == 2 && controlHits.Load() == 2 })
+	advanceCheck(t, s.HealthChecks, clock, "the second probes", func() bool { return hits.Load() == 2 && controlHits.Load() == 2 })
 	if err := s.HealthChecks.Delete(ctx, hc.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := int64(3); i <= 5; i++ {
-		advanceCheck(t, clock, "the control check's next probe", func() bool { return controlHits.Load() == i })
+		advanceCheck(t, s.HealthChecks, clock, "the control check's next probe", func() bool { return controlHits.Load() == i })
 	}
 	if got := hits.Load(); got != 2 {
 		t.Fatalf("got %d probes after the delete; want none", got-2)
@@ -194,9 +194,16 @@ func TestDeletedCheckStopsProbing(t *testing.T) {
 // advanceCheck moves clock one check interval (1 s) on and waits for what that
 // interval's probes cause. The caller has seen the previous probe's effect, and a
 // check arms its next timer before it starts a probe, so the timers are armed on the
-// fake clock before it moves.
-func advanceCheck(t *testing.T, clock *clockwork.FakeClock, what string, cond func() bool) {
+// fake clock before it moves. A probe's effect (its target hit) comes before the probe
+// ends, and a tick while it runs is skipped (by design), so the clock moves only once
+// no probe is in flight.
+func advanceCheck(t *testing.T, h *HealthChecks, clock *clockwork.FakeClock, what string, cond func() bool) {
 	t.Helper()
+	kittest.WaitFor(t, "the previous probes to end", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.inflight) == 0
+	})
 	clock.Advance(time.Second)
 	kittest.WaitFor(t, what, cond)
 }
@@ -297,7 +304,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	if _, err := s.Machines.Assign(ctx, "MA", nil); err != nil {
 		t.Fatal(err)
 	}
-	advanceCheck(t, clock, "the check to fail without probing", func() bool {
+	advanceCheck(t, s.HealthChecks, clock, "the check to fail without probing", func() bool {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		return got.Last.Status == CheckFailing && got.Last.Error != nil && strings.Contains(*got.Last.Error, "not probed")
 	})
@@ -306,7 +313,7 @@ func TestTenantCheckLosesItsAddress(t *testing.T) {
 	for range 3 {
 		got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 		failures := got.Last.ConsecutiveFailures
-		advanceCheck(t, clock, "the check's next result", func() bool {
+		advanceCheck(t, s.HealthChecks, clock, "the check's next result", func() bool {
 			got, _ := s.HealthChecks.Get(ctx, hc.ID, nil)
 			return got.Last.ConsecutiveFailures > failures
 		})
@@ -403,7 +410,7 @@ func TestUnchangedResultsWrittenOncePerMinute(t *testing.T) {
 		t.Fatalf("got %d stored results; want the passing one written at once", n)
 	}
 	for i := 2; i <= 4; i++ {
-		advanceCheck(t, clock, "the next result", func() bool { return results() == i })
+		advanceCheck(t, s.HealthChecks, clock, "the next result", func() bool { return results() == i })
 	}
 	if n := stored(); n != 1 {
 		t.Fatalf("got %d stored results within the minute; want still 1", n)
