@@ -56,8 +56,10 @@ func onProxmox(f *pvefake.Server) func(*Config) {
 	return func(cfg *Config) {
 		cfg.Driver = "proxmox"
 		user, pass := f.ConsoleUser()
+		// RequestTimeout is the default's: on a busy test machine (the whole -race suite
+		// beside other work) the fake answered a request in over 5 s.
 		cfg.Proxmox = ProxmoxConfig{URL: f.URL(), TokenID: f.TokenID(), TokenSecret: f.TokenSecret(), Fingerprint: f.Fingerprint(),
-			RequestTimeout: 5 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local",
+			RequestTimeout: 15 * time.Second, PollEvery: 5 * time.Millisecond, Storage: "local-lvm", Bridge: "vmbr0", BackupPool: "local",
 			ConsoleUser: user, ConsolePass: pass}
 	}
 }
