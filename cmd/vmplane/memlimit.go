@@ -12,14 +12,17 @@ import (
 
 // The Go runtime's soft memory limit. GOMEMLIMIT, when set, is the runtime's own and
 // wins. Without it, a server in a cgroup with a memory limit (a container, systemd's
-// MemoryMax=) gets a soft limit of 90 % of it: the collector then works harder as the
+// MemoryMax=) gets a soft limit of 75 % of it: the collector then works harder as the
 // heap nears the limit instead of letting the process grow to twice its live heap
 // (GOGC's default headroom) and be killed. A million machines' first sync keeps
 // about 1.3 GB live and reached 3.3 GB of RSS without a limit (BENCHMARKS.md, issue 33).
 
 // memLimitShare is the share of the cgroup's limit given to the Go heap; the rest is
-// for what the runtime does not count (Badger's mmapped tables, the stacks of cgo).
-const memLimitShare = 0.9
+// for what the runtime does not count, mostly Badger's tables mapped from the page
+// cache: 0.3-0.6 GB of a million machines' RSS. With a soft limit of 1800 MiB (about
+// the 90 % of 2 GiB this share was before) the process peaked at 2055-2274 MiB in six
+// runs at a million; with 1500 MiB at 1722-1988 MiB (BENCHMARKS.md, issue 33).
+const memLimitShare = 0.75
 
 // cgroupMemoryFiles are the cgroup v2 and v1 files holding the process's memory limit.
 var cgroupMemoryFiles = []string{

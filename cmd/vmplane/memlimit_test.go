@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The soft limit is 90 % of the cgroup's, v2 before v1; none when GOMEMLIMIT is set,
+// The soft limit is 75 % of the cgroup's, v2 before v1; none when GOMEMLIMIT is set,
 // when the cgroup has no limit ("max", v1's huge number) or no file is readable.
 func TestSoftMemoryLimit(t *testing.T) {
 	files := func(m map[string]string) func(string) ([]byte, error) {
@@ -31,9 +31,9 @@ func TestSoftMemoryLimit(t *testing.T) {
 		files map[string]string
 		want  int64
 	}{
-		{"v2", "", map[string]string{cgroupMemoryFiles[0]: "2000000000\n"}, 1_800_000_000},
-		{"v1", "", map[string]string{cgroupMemoryFiles[1]: "1000000000\n"}, 900_000_000},
-		{"v2 first", "", map[string]string{cgroupMemoryFiles[0]: "1000", cgroupMemoryFiles[1]: "5000"}, 900},
+		{"v2", "", map[string]string{cgroupMemoryFiles[0]: "2000000000\n"}, 1_500_000_000},
+		{"v1", "", map[string]string{cgroupMemoryFiles[1]: "1000000000\n"}, 750_000_000},
+		{"v2 first", "", map[string]string{cgroupMemoryFiles[0]: "1000", cgroupMemoryFiles[1]: "5000"}, 750},
 		{"v2 no limit", "", map[string]string{cgroupMemoryFiles[0]: "max\n"}, 0},
 		{"v1 no limit", "", map[string]string{cgroupMemoryFiles[1]: "9223372036854771712\n"}, 0},
 		{"no cgroup", "", nil, 0},
