@@ -29,18 +29,18 @@ func (d *Driver) SetAddresses(ctx context.Context, ref hypervisor.Ref, addrs []h
 			m, _ := d.machines.Get(ref.VMID)
 			if len(m.Interfaces) == 0 {
 				m.Interfaces = []hypervisor.Interface{{ID: "net0", Bridge: DefaultBridge, MAC: d.newMACLocked(m.VMID, 0)}}
-				d.macs[m.Interfaces[0].MAC] = true
+				d.macs.Add(m.Interfaces[0].MAC)
 			}
 			nic := &m.Interfaces[0]
 			for _, ip := range nic.IPAddresses {
 				if !slices.Contains(hosts, ip) {
-					d.ips.release(ip)
+					d.ips.Release(ip)
 				}
 			}
 			for _, ip := range hosts {
 				// vmplane's pools decide who holds an address: the sim's own pool
 				// only keeps from handing it to a machine vmplane gives none.
-				d.ips.mark(ip)
+				d.ips.Mark(ip)
 			}
 			nic.IPAddresses = slices.Clone(hosts)
 			if len(hosts) > 0 {

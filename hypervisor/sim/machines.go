@@ -580,13 +580,13 @@ func (d *Driver) adoptInterfacesLocked(m *fleet.Machine) {
 	for i := range m.Interfaces {
 		nic := &m.Interfaces[i]
 		nic.MAC = strings.ToUpper(nic.MAC)
-		if nic.MAC == "" || d.macs[nic.MAC] {
+		if nic.MAC == "" || d.macs.Has(nic.MAC) {
 			nic.MAC = d.newMACLocked(m.VMID, i)
 		}
-		d.macs[nic.MAC] = true
+		d.macs.Add(nic.MAC)
 		ips := nic.IPAddresses[:0:0]
 		for _, ip := range nic.IPAddresses {
-			if d.ips.mark(ip) {
+			if d.ips.Mark(ip) {
 				ips = append(ips, ip)
 			}
 		}
@@ -605,17 +605,17 @@ func (d *Driver) adoptInterfacesLocked(m *fleet.Machine) {
 // free: the vmid is unique across members (claimNew), so its address is too.
 func (d *Driver) newAddressLocked(vmid int) (string, bool) {
 	if d.shared.Load() && vmid >= minVMID {
-		return d.ips.takeAt(uint64(vmid - minVMID))
+		return d.ips.TakeAt(uint64(vmid - minVMID))
 	}
-	return d.ips.take()
+	return d.ips.Take()
 }
 
 // releaseInterfacesLocked frees a machine's MACs and addresses.
 func (d *Driver) releaseInterfacesLocked(m *fleet.Machine) {
 	for _, nic := range m.Interfaces {
-		delete(d.macs, strings.ToUpper(nic.MAC))
+		d.macs.Remove(strings.ToUpper(nic.MAC))
 		for _, ip := range nic.IPAddresses {
-			d.ips.release(ip)
+			d.ips.Release(ip)
 		}
 	}
 }
@@ -641,7 +641,7 @@ func (d *Driver) newMACLocked(vmid, index int) string {
 	for salt := uint64(0); ; salt++ {
 		h := mix(d.seed, tagMAC, uint64(vmid), uint64(index), salt)
 		mac := fmt.Sprintf("BC:24:11:%02X:%02X:%02X", byte(h>>16), byte(h>>8), byte(h))
-		if !d.macs[mac] {
+		if !d.macs.Has(mac) {
 			return mac
 		}
 	}
@@ -700,16 +700,6 @@ func (d *Driver) seedDemoMachinesLocked(n int) {
 	}
 }
 
-// packLocked packs m when it fits (fleet): the driver keeps its compact form, not m,
-// and the MAC it claimed is the packed entry's string from here on.
-func (d *Driver) packLocked(m *fleet.Machine) {
-	d.machines.PutPacked(m)
-	v, ok := d.machines.Peek(m.VMID)
-	if !ok || v == m {
-		return
-	}
-	for _, nic := range v.Interfaces {
-		delete(d.macs, nic.MAC)
-		d.macs[nic.MAC] = true
-	}
-}
+// packLocked packs m when it fits (fleet): the driver keeps its compact form, not m.
+// The MAC set holds a MAC's bits, not m's string, so nothing keeps m alive.
+func (d *Driver) packLocked(m *fleet.Machine) { d.machines.PutPacked(m) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
+	"github.com/vmplane/vmplane/hypervisor/sim/netpool"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
 )
@@ -550,8 +551,9 @@ func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 	d.committed = make(map[string]int)
 	// Sized for the stored world at once: a million machines' addresses would
 	// otherwise rehash these maps some twenty times while the restart loads them.
-	d.macs = make(map[string]bool, d.machines.Len())
-	d.ips = ipPool{used: make(map[uint64]bool, d.machines.Len())}
+	d.macs = netpool.NewMACs(d.machines.Len())
+	d.ips = netpool.Pool{}
+	d.ips.Reserve(d.machines.Len())
 	d.vmidHint = minVMID
 	d.machines.Each(d.claimLocked)
 	d.firewall = l.firewall
@@ -582,9 +584,9 @@ func (d *Driver) registerLocked(m *fleet.Machine) {
 // For a packed machine (a view) the MACs kept are its entry's strings.
 func (d *Driver) claimLocked(m *fleet.Machine) {
 	for _, nic := range m.Interfaces {
-		d.macs[nic.MAC] = true
+		d.macs.Add(nic.MAC)
 		for _, ip := range nic.IPAddresses {
-			d.ips.mark(ip)
+			d.ips.Mark(ip)
 		}
 	}
 	d.committed[m.Node] += m.MemoryMB

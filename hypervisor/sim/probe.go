@@ -13,6 +13,7 @@ import (
 
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
+	"github.com/vmplane/vmplane/hypervisor/sim/netpool"
 )
 
 // Interface guard: health checks of simulated machines are answered here.
@@ -58,7 +59,7 @@ func (d *Driver) ProbeHTTP(ctx context.Context, target string) (status int, owne
 // probe finds the machine behind host and says whether it would accept a connection.
 func (d *Driver) probe(ctx context.Context, host, port string) (bool, error) {
 	addr, err := netip.ParseAddr(host)
-	if err != nil || addr.Zone() != "" || !ownsAddr(addr) {
+	if err != nil || addr.Zone() != "" || !netpool.Owns(addr) {
 		return false, nil
 	}
 	addr = addr.Unmap()

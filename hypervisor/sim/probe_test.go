@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vmplane/vmplane/hypervisor"
+	"github.com/vmplane/vmplane/hypervisor/sim/netpool"
 )
 
 // Machines get documentation addresses, lowest free first: the three IPv4 ranges in
@@ -15,7 +16,7 @@ import (
 func TestAddressesAreDocumentationRanges(t *testing.T) {
 	d, _ := newTest(t, Config{Nodes: 1, NodeMemoryMB: 1 << 30})
 	var addrs []string
-	for range v4Count + 2 {
+	for range netpool.V4Count + 2 {
 		m, err := d.AddMachine(hypervisor.Machine{MemoryMB: 16}, t0)
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +30,7 @@ func TestAddressesAreDocumentationRanges(t *testing.T) {
 		}
 	}
 	for _, s := range addrs {
-		if !ownsAddr(netip.MustParseAddr(s)) {
+		if !netpool.Owns(netip.MustParseAddr(s)) {
 			t.Errorf("%s is not in a documentation range", s)
 		}
 	}
@@ -40,7 +41,7 @@ func TestAddressesAreDocumentationRanges(t *testing.T) {
 		t.Errorf("after freeing %s: got %s; want it reused", addrs[300], got)
 	}
 	for _, s := range []string{"10.0.0.2", "192.0.2.1", "192.0.2.255", "2001:db8:1::2", "fe80::1", "junk"} {
-		if _, ok := poolIndex(s); ok {
+		if _, ok := netpool.Index(s); ok {
 			t.Errorf("%s is taken for a pool address", s)
 		}
 	}

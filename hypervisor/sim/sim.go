@@ -31,6 +31,7 @@ import (
 	"github.com/vmplane/vmplane/apierr"
 	"github.com/vmplane/vmplane/hypervisor"
 	"github.com/vmplane/vmplane/hypervisor/sim/fleet"
+	"github.com/vmplane/vmplane/hypervisor/sim/netpool"
 	"github.com/vmplane/vmplane/hypervisor/sim/serial"
 	"github.com/vmplane/vmplane/hypervisor/sim/world"
 	"github.com/vmplane/vmplane/persistence"
@@ -109,8 +110,8 @@ type Driver struct {
 	templates []hypervisor.Template
 	locks     map[int]string // vmid → operation holding the machine's lock
 	pending   map[int]pendingCreate
-	committed map[string]int  // node → memory MB of its machines, for placement
-	macs      map[string]bool // MACs in use, upper case
+	committed map[string]int // node → memory MB of its machines, for placement
+	macs      netpool.MACs   // MACs in use
 	failures  []failRule
 	failRate  float64
 	rng       *rand.Rand // seeded; for random failures only, so call order matters there alone
@@ -120,7 +121,7 @@ type Driver struct {
 	isos      map[string]hypervisor.ISO // the ISO storage, by file name (media.go)
 	consoles  map[int][]*serial.Console
 	displays  map[int][]*displayEnd // the serving end of each open display (display.go)
-	ips       ipPool
+	ips       netpool.Pool
 	vmidHint  int // lowest vmid that may be free
 
 	// The store the world lives in (nil: in memory only, see persist.go), the records
@@ -214,14 +215,12 @@ func newDriver(cfg Config) *Driver {
 		locks:     make(map[int]string),
 		pending:   make(map[int]pendingCreate),
 		committed: make(map[string]int),
-		macs:      make(map[string]bool),
 		rng:       rand.New(rand.NewPCG(seed, 0x5eed_fa11)),
 		backups:   make(map[int][]hypervisor.Backup),
 		backupCfg: make(map[string]hypervisor.Machine),
 		firewall:  make(map[int][]hypervisor.FirewallRule),
 		consoles:  make(map[int][]*serial.Console),
 		displays:  make(map[int][]*displayEnd),
-		ips:       newIPPool(),
 		vmidHint:  minVMID,
 		backupSeq: make(map[string]uint64),
 		keyTicket: make(map[string]uint64),
