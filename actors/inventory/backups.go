@@ -146,7 +146,7 @@ func (c *Inventory) adoptable(ctx context.Context, loc string, candidates []hype
 	now := time.Now()
 	var out []backups.Backup
 	for _, a := range candidates {
-		id, ok := ids[a.VMID]
+		id, ok := ids.Get(a.VMID)
 		if !ok {
 			continue
 		}

@@ -342,8 +342,7 @@ func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory
 	err = li.MachinePages(ctx, syncPage, func(page []hypervisor.Machine) error {
 		nFresh := 0
 		for _, hm := range page {
-			if id, ok := vmids[hm.VMID]; ok {
-				delete(vmids, hm.VMID)
+			if id, ok := vmids.Take(hm.VMID); ok {
 				// A machine on an offline node keeps its last known record: the hypervisor
 				// has only a summary of it (Proxmox: "unknown" status, no config), which
 				// would wipe its interfaces and disks until the node is back.
@@ -370,7 +369,7 @@ func (c *Inventory) syncMachines(ctx context.Context, li hvloc.LocationInventory
 	if err != nil {
 		return err
 	}
-	for _, id := range vmids {
+	for _, id := range vmids.NotTaken() {
 		// Which machines exist is current as of the read (Proxmox: its cluster
 		// filesystem), unlike their states, so start, not asOf, dates an absence.
 		jobs = append(jobs, job{id: id, at: start.UTC()})

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestSyncReadsEveryLocation(t *testing.T) {
 		t.Fatalf("nodes %v; want pve1 of both locations apart (pve1, pve1@fra) and pve2", ids)
 	}
 	fra, err := s.Machines.VMIDs(ctx, "fra")
-	if err != nil || len(fra) != 3 {
+	if err != nil || fra.Len() != 3 {
 		t.Fatalf("fra's vmids: %v, %v; want 3", fra, err)
 	}
 	tpls, err := s.Inventory.Templates(ctx)
@@ -72,7 +73,7 @@ func TestSyncReadsEveryLocation(t *testing.T) {
 	if err != nil || res.Machines.Removed != 1 || !slices.Equal(res.Unavailable, []string{"fra"}) {
 		t.Fatalf("sync with fra down: %+v, %v; want the default's gone machine removed and fra named", res, err)
 	}
-	if still, err := s.Machines.VMIDs(ctx, "fra"); err != nil || len(still) != 3 {
+	if still, err := s.Machines.VMIDs(ctx, "fra"); err != nil || still.Len() != 3 {
 		t.Fatalf("fra's machines with fra down: %v, %v; want their 3 records kept", still, err)
 	}
 	if n, err := s.Nodes.Get(ctx, "pve1@fra"); err != nil || n.Status != string(hypervisor.NodeOnline) {
@@ -126,5 +127,5 @@ func mustVMIDs(t *testing.T, s *testSystem, ctx context.Context, loc string) map
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ids
+	return maps.Collect(ids.All())
 }

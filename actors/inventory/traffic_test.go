@@ -47,7 +47,7 @@ func TestSyncCountsTraffic(t *testing.T) {
 		t.Fatalf("traffic recorded %d times; want once (the first sync knew no machine)", len(calls))
 	}
 	running := 0
-	for vmid, id := range vmids {
+	for vmid, id := range vmids.All() {
 		got, ok := calls[0][id]
 		want, running1 := inv.Traffic[vmid]
 		if ok != running1 || (ok && (got.In == 0 || got.In > want.In)) {

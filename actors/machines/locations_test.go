@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -32,14 +33,15 @@ func TestVMIDIndexPerLocation(t *testing.T) {
 			t.Fatalf("adopt %q: %d, %v; want 2", li.Location, n, err)
 		}
 	}
-	inDefault, err := s.Machines.VMIDs(ctx, "")
+	inDef, err := s.Machines.VMIDs(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	inLab, err := s.Machines.VMIDs(ctx, "lab")
+	inL, err := s.Machines.VMIDs(ctx, "lab")
 	if err != nil {
 		t.Fatal(err)
 	}
+	inDefault, inLab := maps.Collect(inDef.All()), maps.Collect(inL.All())
 	if len(inDefault) != 2 || len(inLab) != 2 {
 		t.Fatalf("vmids: default %v, lab %v; want 2 each", inDefault, inLab)
 	}

@@ -3,6 +3,7 @@ package machines
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -26,19 +27,50 @@ func adoptedWithDigests(t *testing.T, ctx context.Context, s *testSystem) ([]hyp
 		t.Fatal(err)
 	}
 	if all, err := s.Machines.digests.All(ctx); err != nil || all == nil {
-		t.Fatalf("digests after the job's check: %v, %v; want them trusted (an empty map)", all, err)
+		t.Fatalf("digests after the job's check: %v, %v; want them trusted (an empty set)", all, err)
 	}
 	if _, err := s.Machines.Adopt(ctx, inv.Machines); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := s.Machines.VMIDs(ctx, "")
+	index, err := s.Machines.VMIDs(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids := maps.Collect(index.All())
 	if n := countKeys(t, s.store, persistence.Prefix("vm-obs")); n != len(inv.Machines) {
 		t.Fatalf("%d digests after adopting %d machines", n, len(inv.Machines))
 	}
 	return inv.Machines, ids
+}
+
+// The set a sync reads answers each machine's stored digest, found by its id among
+// all of them (a sorted slice searched, where it was a map), and none for an id
+// without a record.
+func TestDigestSetAnswersEachMachine(t *testing.T) {
+	ctx := context.Background()
+	s := newTestSystem(t, func(o *testOptions) {
+		o.Driver = sim.New(sim.Config{OpDelay: -1, Seed: 9, Nodes: 2, Machines: 300})
+	})
+	_, ids := adoptedWithDigests(t, ctx, s)
+	set := digests(t, ctx, s)
+	if set.Len() != len(ids) {
+		t.Fatalf("%d digests in the set; want %d", set.Len(), len(ids))
+	}
+	for _, id := range ids {
+		stored, err := s.store.Get(ctx, obsdigest.Key(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := set.Get(id); !ok || d != string(stored) {
+			t.Fatalf("machine %s: Get = %q, %v; want its stored digest", id, d, ok)
+		}
+		if _, ok := set.Get(id + "x"); ok {
+			t.Fatalf("a digest for %sx, which has no record", id)
+		}
+	}
+	if _, ok := (*obsdigest.Set)(nil).Get(slices.Collect(maps.Values(ids))[0]); ok {
+		t.Fatal("a nil set answers a digest")
+	}
 }
 
 // changes are observations that differ from a machine in one compared field each, and
@@ -137,7 +169,7 @@ func TestObserveWritesDigest(t *testing.T) {
 	if changed, err := s.Machines.Observe(ctx, id, next, time.Time{}); err != nil || !changed {
 		t.Fatalf("Observe = %v, %v; want a change", changed, err)
 	}
-	if d := digests(t, ctx, s)[id]; !digestShows(d, next) {
+	if d, _ := digests(t, ctx, s).Get(id); !digestShows(d, next) {
 		t.Fatalf("the digest after Observe does not show the observation (%q)", d)
 	}
 	if same, _ := s.Machines.Unchanged(ctx, id, hm, digests(t, ctx, s)); same {
@@ -179,7 +211,7 @@ func TestUnchangedWithoutDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := digests(t, ctx, s); d != nil {
-		t.Fatalf("digests answered while not trusted: %d", len(d))
+		t.Fatalf("digests answered while not trusted: %d", d.Len())
 	}
 	if same, _ := s.Machines.Unchanged(ctx, id, cpu, digests(t, ctx, s)); same {
 		t.Fatal("an untrusted digest made a changed machine the same")
@@ -192,7 +224,7 @@ func TestUnchangedWithoutDigest(t *testing.T) {
 	}
 	d := digests(t, ctx, s)
 	for _, hm := range found {
-		if !digestShows(d[ids[hm.VMID]], hm) {
+		if got, _ := d.Get(ids[hm.VMID]); !digestShows(got, hm) {
 			t.Fatalf("machine %d: the built digest does not show its record", hm.VMID)
 		}
 	}
@@ -216,7 +248,7 @@ func TestUnchangedWithoutDigest(t *testing.T) {
 }
 
 // digests reads the digests as a sync does.
-func digests(t *testing.T, ctx context.Context, s *testSystem) map[string]string {
+func digests(t *testing.T, ctx context.Context, s *testSystem) *obsdigest.Set {
 	t.Helper()
 	d, err := s.Machines.ObservedDigests(ctx)
 	if err != nil {

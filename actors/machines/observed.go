@@ -10,6 +10,7 @@ import (
 	"github.com/vmplane/vmplane/actors/machines/capacity"
 	"github.com/vmplane/vmplane/actors/machines/obsdigest"
 	"github.com/vmplane/vmplane/actors/machines/tasks"
+	"github.com/vmplane/vmplane/actors/machines/vmids"
 	"github.com/vmplane/vmplane/hypervisor"
 	hvloc "github.com/vmplane/vmplane/hypervisor/locations"
 	"github.com/vmplane/vmplane/internal/strblocks"
@@ -26,18 +27,18 @@ import (
 // tagged loc ("": the default), by its vmid: vmids repeat across locations.
 // The ids share a few blocks of memory instead of an allocation each (a million of
 // them on a sync of a million machines).
-func (m *Machines) VMIDs(ctx context.Context, loc string) (map[int]string, error) {
-	known := map[int]string{}
+func (m *Machines) VMIDs(ctx context.Context, loc string) (*vmids.Index, error) {
+	known := &vmids.Index{}
 	var ids strblocks.Blocks
 	prefix := vmidPrefix(hvloc.ID(loc))
 	err := m.sys.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
 		vmid, err := strconv.Atoi(string(k[len(prefix):]))
 		if err == nil {
-			known[vmid] = ids.String(v)
+			known.Add(vmid, ids.String(v))
 		}
 		return nil
 	})
-	return known, err
+	return known.Sorted(), err
 }
 
 // vmidPrefix is the prefix of the vmid index of the location loc: vm-vmid/ for the
@@ -70,7 +71,7 @@ func (m *Machines) Vanish(ctx context.Context, id string, at time.Time) (bool, e
 // machines did a million of those, issue 33). nil: they are not to be trusted now
 // (a member that does not keep them is live, or they were not yet made exact), and
 // Unchanged reads the records.
-func (m *Machines) ObservedDigests(ctx context.Context) (map[string]string, error) {
+func (m *Machines) ObservedDigests(ctx context.Context) (*obsdigest.Set, error) {
 	return m.digests.All(ctx)
 }
 
@@ -85,8 +86,8 @@ func (m *Machines) ObservedDigests(ctx context.Context) (map[string]string, erro
 // written after the inventory too, which cannot show that write: the digest it
 // replaced is what the inventory is compared with, as the record read would have been
 // had the sync reached that machine sooner.
-func (m *Machines) Unchanged(ctx context.Context, id string, hm hypervisor.Machine, digests map[string]string) (same, stateDiffers bool) {
-	if d, ok := digests[id]; ok && digestShows(d, hm) {
+func (m *Machines) Unchanged(ctx context.Context, id string, hm hypervisor.Machine, digests *obsdigest.Set) (same, stateDiffers bool) {
+	if d, ok := digests.Get(id); ok && digestShows(d, hm) {
 		return true, false
 	}
 	rec, err := persistence.Load[record](ctx, m.sys.store, machineKey(id))

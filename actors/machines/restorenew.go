@@ -134,7 +134,7 @@ func (m *Machines) settleMachine(ctx context.Context, ref hypervisor.Ref, op *Op
 	}
 	var found []hypervisor.Machine
 	for _, hm := range inv.Machines {
-		if _, ok := known[hm.VMID]; !ok && hm.Name == name {
+		if _, ok := known.Get(hm.VMID); !ok && hm.Name == name {
 			hm.Location = ref.Location // read from the location's own driver: untagged
 			found = append(found, hm)
 		}

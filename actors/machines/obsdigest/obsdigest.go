@@ -21,6 +21,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -102,26 +104,55 @@ func (x *Digests) Stop() { x.data.Stop() }
 // Check runs the leader's part of the job now (derived.Data.Check), for tests.
 func (x *Digests) Check(ctx context.Context) error { return x.data.Check(ctx) }
 
-// All answers every machine's digest by machine id, read in one scan, or nil when
-// they are not to be trusted now. A machine without one is not in it.
-func (x *Digests) All(ctx context.Context) (map[string]string, error) {
+// All answers every machine's digest, read in one scan, or nil when they are not to
+// be trusted now. A machine without one is not in it.
+func (x *Digests) All(ctx context.Context) (*Set, error) {
 	ok, err := x.data.Trusted(ctx)
 	if err != nil || !ok {
 		return nil, err
 	}
 	prefix := persistence.Prefix("vm-obs")
-	all := map[string]string{}
+	all := &Set{}
 	// The ids and digests share a few blocks of memory instead of two allocations a
 	// machine (two million on a sync of a million machines).
 	var strs strblocks.Blocks
 	err = x.store.Scan(ctx, prefix, nil, 0, func(k, v []byte) error {
-		all[strs.String(k[len(prefix):])] = strs.String(v)
+		all.entries = append(all.entries, entry{id: strs.String(k[len(prefix):]), digest: strs.String(v)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return all, nil
+}
+
+// Set is every machine's digest, as All read them: the machines in the order of their
+// keys, which is their ids' byte order, each with its digest. A sorted slice, not a
+// map: 32 bytes a machine where a map of a million held about 80.
+type Set struct {
+	entries []entry
+}
+
+type entry struct{ id, digest string }
+
+// Get answers machine id's digest; a nil Set has none.
+func (s *Set) Get(id string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	i, ok := slices.BinarySearchFunc(s.entries, id, func(e entry, id string) int { return strings.Compare(e.id, id) })
+	if !ok {
+		return "", false
+	}
+	return s.entries[i].digest, true
+}
+
+// Len is how many machines have a digest in s.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.entries)
 }
 
 // buildBatch is how many machines one write of the build covers.
