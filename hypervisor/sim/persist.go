@@ -551,7 +551,7 @@ func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 	d.committed = make(map[string]int)
 	// Sized for the stored world at once: a million machines' addresses would
 	// otherwise rehash these maps some twenty times while the restart loads them.
-	d.macs = netpool.NewMACs(d.machines.Len())
+	d.macs = netpool.MACs{}
 	d.ips = netpool.Pool{}
 	d.ips.Reserve(d.machines.Len())
 	d.vmidHint = minVMID

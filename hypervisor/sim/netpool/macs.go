@@ -1,51 +1,79 @@
 package netpool
 
-// MACs is a set of MAC addresses. The usual form, six octets of two hex digits joined by
-// colons, is held as its 48 bits (eight bytes a machine, where a string key was about
-// twenty-five), in either case; anything else as the string it is. The zero MACs is
-// empty and ready.
+// MACs is a set of MAC addresses. One of the Proxmox OUI (BC:24:11), which Proxmox
+// and the simulator give new machines, is a bit of a bitmap in pages of 2^16 addresses
+// made when first used (2 MB for all 2^24 of them, where a map of a million MACs held
+// 36 MB); any other of six octets its 48 bits in a map; anything else the string it is
+// in another. Case does not matter. The zero MACs is empty and ready.
 type MACs struct {
-	octets map[uint64]struct{}
-	other  map[string]struct{}
+	proxmox [256]*[1024]uint64
+	octets  map[uint64]struct{}
+	other   map[string]struct{}
 }
 
-// NewMACs is a set with room for n addresses.
-func NewMACs(n int) MACs {
-	return MACs{octets: make(map[uint64]struct{}, n)}
+// proxmoxOUI is the first three octets of a Proxmox MAC, as the top 24 of 48 bits.
+const proxmoxOUI = 0xBC2411
+
+// bit answers the page, word and bit of a Proxmox MAC, or false for another.
+func bit(v uint64) (page, word int, mask uint64, ok bool) {
+	if v>>24 != proxmoxOUI {
+		return 0, 0, 0, false
+	}
+	low := v & (1<<24 - 1)
+	return int(low >> 16), int(low>>6) & 1023, 1 << (low & 63), true
 }
 
 // Has reports whether mac is in the set.
 func (s *MACs) Has(mac string) bool {
-	if v, ok := parseMAC(mac); ok {
-		_, in := s.octets[v]
+	v, ok := parseMAC(mac)
+	if !ok {
+		_, in := s.other[mac]
 		return in
 	}
-	_, in := s.other[mac]
+	if p, w, m, ok := bit(v); ok {
+		return s.proxmox[p] != nil && s.proxmox[p][w]&m != 0
+	}
+	_, in := s.octets[v]
 	return in
 }
 
 // Add puts mac in the set.
 func (s *MACs) Add(mac string) {
-	if v, ok := parseMAC(mac); ok {
-		if s.octets == nil {
-			s.octets = map[uint64]struct{}{}
+	v, ok := parseMAC(mac)
+	if !ok {
+		if s.other == nil {
+			s.other = map[string]struct{}{}
 		}
-		s.octets[v] = struct{}{}
+		s.other[mac] = struct{}{}
 		return
 	}
-	if s.other == nil {
-		s.other = map[string]struct{}{}
+	if p, w, m, ok := bit(v); ok {
+		if s.proxmox[p] == nil {
+			s.proxmox[p] = new([1024]uint64)
+		}
+		s.proxmox[p][w] |= m
+		return
 	}
-	s.other[mac] = struct{}{}
+	if s.octets == nil {
+		s.octets = map[uint64]struct{}{}
+	}
+	s.octets[v] = struct{}{}
 }
 
 // Remove takes mac out of the set.
 func (s *MACs) Remove(mac string) {
-	if v, ok := parseMAC(mac); ok {
-		delete(s.octets, v)
+	v, ok := parseMAC(mac)
+	if !ok {
+		delete(s.other, mac)
 		return
 	}
-	delete(s.other, mac)
+	if p, w, m, ok := bit(v); ok {
+		if s.proxmox[p] != nil {
+			s.proxmox[p][w] &^= m
+		}
+		return
+	}
+	delete(s.octets, v)
 }
 
 // parseMAC reads "XX:XX:XX:XX:XX:XX" (hex digits of either case) as 48 bits.

@@ -1,8 +1,10 @@
 package netpool
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -105,9 +107,11 @@ func TestAddressesAndIndices(t *testing.T) {
 // as the string it is.
 func TestMACs(t *testing.T) {
 	var s MACs
-	s.Add("BC:24:11:0A:0B:0C")
-	if !s.Has("bc:24:11:0a:0b:0c") || !s.Has("BC:24:11:0A:0B:0C") || s.Has("BC:24:11:0A:0B:0D") {
-		t.Fatal("six octets: wrong membership")
+	for _, mac := range []string{"BC:24:11:0A:0B:0C", "02:00:00:0A:0B:0C"} {
+		s.Add(mac)
+		if !s.Has(strings.ToLower(mac)) || !s.Has(mac) || s.Has(mac[:16]+"D") {
+			t.Fatalf("%s: wrong membership", mac)
+		}
 	}
 	for _, odd := range []string{"BC-24-11-0A-0B-0C", "BC:24:11:0A:0B", "BC:24:11:0A:0B:0G", "", "BC:24:11:0A:0B:0C:"} {
 		if s.Has(odd) {
@@ -123,11 +127,52 @@ func TestMACs(t *testing.T) {
 		}
 	}
 	s.Remove("bc:24:11:0a:0b:0c")
-	if s.Has("BC:24:11:0A:0B:0C") {
-		t.Fatal("not removed")
+	if s.Has("BC:24:11:0A:0B:0C") || !s.Has("02:00:00:0A:0B:0C") {
+		t.Fatal("the wrong MAC removed")
 	}
 	if v, ok := parseMAC("FF:FF:FF:FF:FF:FF"); !ok || v != 1<<48-1 {
 		t.Fatalf("parseMAC: %x, %v", v, ok)
+	}
+}
+
+// The set answers as the map of upper-case strings it replaced: random adds and
+// removes of Proxmox MACs (the bitmap's, at its pages' and words' edges among them),
+// of other MACs and of strings that are not MACs.
+func TestMACsAreTheMapTheyReplaced(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var s MACs
+	ref := map[string]bool{}
+	pick := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			low := []uint64{0, 63, 64, 1023 * 64, 1 << 16, 1<<16 - 1, 1<<24 - 1}[rng.IntN(7)]
+			return fmt.Sprintf("BC:24:11:%02X:%02X:%02X", byte(low>>16), byte(low>>8), byte(low))
+		case 1:
+			return fmt.Sprintf("bc:24:11:%02x:%02x:%02x", rng.IntN(4), rng.IntN(256), rng.IntN(256))
+		case 2:
+			return fmt.Sprintf("%02X:00:00:00:00:%02X", rng.IntN(4)*2, rng.IntN(8))
+		}
+		return fmt.Sprintf("MAC-%d", rng.IntN(8)) // callers upper-case what they put in
+	}
+	for step := range 20000 {
+		mac := pick()
+		key := strings.ToUpper(mac)
+		if rng.IntN(2) == 0 {
+			s.Add(mac)
+			ref[key] = true
+		} else {
+			s.Remove(mac)
+			delete(ref, key)
+		}
+		probe := pick()
+		if got, want := s.Has(probe), ref[strings.ToUpper(probe)]; got != want {
+			t.Fatalf("step %d: Has(%s) = %v; want %v", step, probe, got, want)
+		}
+	}
+	for key := range ref {
+		if !s.Has(key) {
+			t.Fatalf("%s is not in the set", key)
+		}
 	}
 }
 
