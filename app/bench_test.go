@@ -294,8 +294,17 @@ func BenchmarkPowerAction(b *testing.B) {
 
 // benchTenants makes n tenants, each with a signed-in user, and returns their tokens.
 func (e *benchEdge) benchTenants(b *testing.B, n int) (ids, tokens []string) {
+	return benchTenantsOver(b, []*benchEdge{e}, n)
+}
+
+// benchTenantsOver is benchTenants with tenant i created through edges[i%len(edges)]:
+// on a cluster, the member that creates a tenant holds it (claims stick), so tenants
+// made through members in turn are spread over them as a load balancer would spread
+// an operator's creates.
+func benchTenantsOver(b *testing.B, edges []*benchEdge, n int) (ids, tokens []string) {
 	b.Helper()
 	for i := 0; i < n; i++ {
+		e := edges[i%len(edges)]
 		status, raw := e.do(b, "POST", "/api/resources/tenants", e.token, []byte(fmt.Sprintf(`{"name":"bench-%d","quota":{"machines":100,"cpu_cores":1000,"memory_mb":1048576,"disk_gb":100000}}`, i)))
 		if status != fasthttp.StatusCreated {
 			b.Fatalf("tenant: got %d %s", status, raw)
@@ -394,7 +403,7 @@ func benchRuleWrites(b *testing.B, clients int, client func(b *testing.B, e *ben
 // the first edge, each client on the edge after the previous one's (round robin, as a
 // load balancer spreads them), and reports durable writes per second.
 func runRuleWrites(b *testing.B, edges []*benchEdge, clients int, client func(b *testing.B, e *benchEdge, auth string, pb *testing.PB)) {
-	_, tokens := edges[0].benchTenants(b, benchClients)
+	_, tokens := benchTenantsOver(b, edges, benchClients)
 	var who atomic.Int64
 	procs := runtime.GOMAXPROCS(0)
 	b.SetParallelism((clients + procs - 1) / procs)

@@ -39,19 +39,21 @@ func BenchmarkClusterDurableWrites(b *testing.B) {
 				c.ClusterAddr = "127.0.0.1:0"
 			}))
 		}
-		count := func() (n uint64) {
+		count := func() (n uint64, seconds float64) {
 			for _, e := range edges {
-				m, _ := e.etcdRequests(b)
-				n += m
+				m, s := e.etcdRequests(b)
+				n, seconds = n+m, seconds+s
 			}
-			return n
+			return n, seconds
 		}
-		before := count()
+		before, beforeSeconds := count()
 		runRuleWrites(b, edges, 64, ruleWindowClient)
 		// What the members asked of etcd per write (the tenants' set-up included,
 		// which a long run makes small): transactions, forwarded checks' reads, the
-		// placement's.
-		b.ReportMetric(float64(count()-before)/float64(b.N), "etcd-req/op")
+		// placement's; and how long a request took etcd to answer, on average.
+		after, afterSeconds := count()
+		b.ReportMetric(float64(after-before)/float64(b.N), "etcd-req/op")
+		b.ReportMetric((afterSeconds-beforeSeconds)/float64(max(after-before, 1))*1e3, "etcd-ms/req")
 	})
 	b.Run("etcd-put", func(b *testing.B) {
 		srv := etcdtest.Start(b)
