@@ -24,7 +24,7 @@ var rooms = map[string][]string{
 	"actors/limiter":            nil,
 	"actors/audit":              nil, // the audit log: every room writes its entries through kit
 	"actors/backups":            nil,
-	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks", "machines/counters", "machines/quotahold", "machines/media", "machines/nodestate", "machines/obsdigest"},
+	"actors/machines":           {"events", "alerts", "backups", "machines/listcache", "machines/capacity", "machines/tasks", "machines/counters", "machines/quotahold", "machines/media", "machines/nodestate", "machines/obsdigest", "machines/vmids"},
 	"actors/machines/tasks":     nil,                // the task records, below machines, which write them
 	"actors/machines/capacity":  {"alerts"},         // the nodes and the capacity arithmetic, below machines
 	"actors/machines/counters":  {"kit/derived"},    // the tenants' usage counters, below machines, which move them
@@ -32,7 +32,8 @@ var rooms = map[string][]string{
 	"actors/machines/obsdigest": {"kit/derived"},    // the sync's digests of the machine records, below machines, which write them
 	"actors/machines/quotahold": {"machines/tasks"}, // the tenants' counted tasks in flight, below machines
 	"actors/machines/media":     {},                 // the media operations' parameters, checks and driver calls; no state
-	"actors/inventory":          {"machines", "machines/tasks", "machines/capacity", "backups"},
+	"actors/machines/vmids":     {},                 // a location's machine ids by vmid, as the sync reads them; no state
+	"actors/inventory":          {"machines", "machines/tasks", "machines/capacity", "machines/vmids", "backups"},
 	"actors/consoles":           {"machines", "auth"},
 	"actors/isos":               {"events", "machines", "machines/tasks"},
 	"actors/machines/listcache": nil, // machines' list cache, a helper that knows no store
