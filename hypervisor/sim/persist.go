@@ -549,8 +549,8 @@ func (d *Driver) installLocked(store persistence.Store, l *storedWorld) {
 	}
 	d.machines = l.machines
 	d.committed = make(map[string]int)
-	// Sized for the stored world at once: a million machines' addresses would
-	// otherwise rehash these maps some twenty times while the restart loads them.
+	// The pool's bitmap sized for the stored world at once, rather than grown step by
+	// step while a million machines' addresses are claimed.
 	d.macs = netpool.MACs{}
 	d.ips = netpool.Pool{}
 	d.ips.Reserve(d.machines.Len())
@@ -581,7 +581,6 @@ func (d *Driver) registerLocked(m *fleet.Machine) {
 }
 
 // claimLocked claims what a machine holds: its MACs, its addresses, its node's memory.
-// For a packed machine (a view) the MACs kept are its entry's strings.
 func (d *Driver) claimLocked(m *fleet.Machine) {
 	for _, nic := range m.Interfaces {
 		d.macs.Add(nic.MAC)
