@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vmplane/vmplane/internal/etcdtest"
 	"github.com/vmplane/vmplane/persistence"
@@ -31,6 +32,9 @@ func TestBadgerConformance(t *testing.T) {
 	}
 }
 
+// openEtcdTimeout is openEtcd's request timeout.
+const openEtcdTimeout = 15 * time.Second
+
 func TestEtcdConformance(t *testing.T) {
 	t.Parallel()
 	srv := etcdtest.Start(t)
@@ -41,10 +45,14 @@ func TestEtcdConformance(t *testing.T) {
 	})
 }
 
-// openEtcd opens an etcd store on srv under prefix and closes it when t ends.
+// openEtcd opens an etcd store on srv under prefix and closes it when t ends. Its
+// requests may take up to openEtcdTimeout: the tests that use it are not about timeouts
+// (those that are set their own), and the conformance suite's cases open their stores
+// all at once, which on a loaded two-core machine under the race detector took the
+// default 3 s (OpenEtcd's first read timed out: "etcd unreachable").
 func openEtcd(t testing.TB, srv *etcdtest.Server, prefix string) *persistence.Etcd {
 	t.Helper()
-	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: prefix})
+	s, err := persistence.OpenEtcd(persistence.EtcdOptions{Endpoints: srv.Endpoints(), Prefix: prefix, RequestTimeout: openEtcdTimeout})
 	if err != nil {
 		t.Fatalf("OpenEtcd: %v", err)
 	}
