@@ -494,8 +494,10 @@ func (c *Cluster) left(m memberRecord) {
 		l.forget(m)
 	}
 	// No request goes to m any more: the connections kept alive to it close now,
-	// before m closes them, which would race a request sent on one.
+	// before m closes them, which would race a request sent on one; and those that
+	// requests wait on, which a member that hangs would hold until their deadline.
 	c.closeIdle()
+	c.closeTo(m)
 	c.log.Warn("member left the cluster: its entities move to the others", zap.String("member", m.Name),
 		zap.String("addr", m.Addr), zap.Int("entities_known_here", len(orphans)))
 	before := c.takeovers.Load()

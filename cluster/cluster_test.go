@@ -28,12 +28,18 @@ type testMember struct {
 
 func join(t *testing.T, srv *etcdtest.Server, name string) *testMember {
 	t.Helper()
+	return joinAt(t, srv, name, "127.0.0.1:1")
+}
+
+// joinAt is join with the address the member's record gives (where it serves).
+func joinAt(t *testing.T, srv *etcdtest.Server, name, addr string) *testMember {
+	t.Helper()
 	cli, err := clientv3.New(clientv3.Config{Endpoints: srv.Endpoints(), DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &testMember{cli: cli, left: make(chan kit.Member, 16)}
-	c, err := Join(Options{Client: cli, Prefix: "/test/", Name: name, Addr: "127.0.0.1:1", Lost: func() { m.lost.Store(true) }})
+	c, err := Join(Options{Client: cli, Prefix: "/test/", Name: name, Addr: addr, Lost: func() { m.lost.Store(true) }})
 	if err != nil {
 		cli.Close()
 		t.Fatal(err)

@@ -29,10 +29,7 @@ import (
 // every member reads from etcd, so nobody else on the network can reach entities.
 
 const (
-	// maxForwardTime bounds one forwarded request: about one lease, so that a request
-	// caught by a member that stopped answering ends about when its entities move.
-	maxForwardTime = 3 * time.Second
-	deliverPath    = "/cluster/v1/deliver"
+	deliverPath = "/cluster/v1/deliver"
 	// deadlineHeader carries the caller's remaining time in milliseconds.
 	deadlineHeader = "X-Vmplane-Deadline-Ms"
 )
@@ -60,19 +57,70 @@ type peerClient struct {
 	// sent is set once the client sent a request: fasthttp's CloseIdleConnections
 	// reads the client's tables unguarded until its first request made them.
 	sent atomic.Bool
+
+	// conns are the client's open connections, so that those to a member that left
+	// can be closed under the requests that wait on them (closeTo).
+	mu    sync.Mutex
+	conns map[*peerConn]struct{}
 }
 
 func newPeerClient(maxConnsPerHost int) *peerClient {
-	return &peerClient{c: &fasthttp.Client{
+	p := &peerClient{conns: map[*peerConn]struct{}{}}
+	p.c = &fasthttp.Client{
 		Name:                "vmplane-member",
 		MaxConnsPerHost:     maxConnsPerHost,
 		MaxIdleConnDuration: 30 * time.Second,
-		// A member that died refuses connections at once; one that hangs is bounded
-		// by each request's deadline.
+		// A member that died refuses connections at once, or resets those it had;
+		// one that hangs holds a request until the member is seen to leave (its
+		// lease expires: closeTo) or the request's deadline.
 		DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
-			return fasthttp.DialTimeout(addr, min(timeout, time.Second))
+			conn, err := fasthttp.DialTimeout(addr, min(timeout, time.Second))
+			if err != nil {
+				return nil, err
+			}
+			pc := &peerConn{Conn: conn, p: p, addr: addr}
+			p.mu.Lock()
+			p.conns[pc] = struct{}{}
+			p.mu.Unlock()
+			return pc, nil
 		},
-	}}
+	}
+	return p
+}
+
+// peerConn is one of a peerClient's connections.
+type peerConn struct {
+	net.Conn
+	p    *peerClient
+	addr string
+	once sync.Once
+}
+
+// Close closes the connection and forgets it.
+func (c *peerConn) Close() error {
+	c.once.Do(func() {
+		c.p.mu.Lock()
+		delete(c.p.conns, c)
+		c.p.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// closeTo closes every connection to addr, those a request waits on included, which
+// then fails at once; it returns how many it closed.
+func (p *peerClient) closeTo(addr string) int {
+	p.mu.Lock()
+	var to []*peerConn
+	for c := range p.conns {
+		if c.addr == addr {
+			to = append(to, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range to {
+		_ = c.Close()
+	}
+	return len(to)
 }
 
 // do sends req and waits for its answer until deadline.
@@ -153,6 +201,35 @@ func (c *Cluster) closeIdle() {
 	}
 	if l != nil {
 		l.client.closeIdle()
+	}
+}
+
+// closeTo closes every connection of this member's to the member m that left, those a
+// forwarded request or an ack waits on included: they would wait on a member that
+// hangs (paused, or cut off from etcd) until their deadline, though its entities have
+// moved. A
+// successor at the same address (the member restarted) keeps its connections: the
+// process m was is gone, and so are its own.
+func (c *Cluster) closeTo(m memberRecord) {
+	c.mu.RLock()
+	t, l := c.transport, c.readLease
+	for _, o := range c.members {
+		if o.Addr == m.Addr {
+			c.mu.RUnlock()
+			return
+		}
+	}
+	c.mu.RUnlock()
+	n := 0
+	if t != nil {
+		n += t.client.closeTo(m.Addr)
+	}
+	if l != nil {
+		n += l.client.closeTo(m.Addr)
+	}
+	if n > 0 {
+		c.log.Info("closed the connections to the member that left", zap.String("member", m.Name),
+			zap.String("addr", m.Addr), zap.Int("connections", n))
 	}
 }
 
@@ -269,15 +346,16 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	if t == nil {
 		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "this member is not serving the cluster yet")
 	}
+	// The caller's whole deadline, as on the owner itself: an owner that is busy
+	// (a tenant's creates queued on its entity) answers as late as it would answer
+	// its own clients. One that hangs (paused, or cut off from etcd) does not hold
+	// the request past its lease: when the others see it leave they close their
+	// connections to it (closeTo), and the request fails at once, its outcome
+	// unknown; the caller's retry (same Idempotency-Key) reaches the entity's next
+	// owner.
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(kit.DefaultTimeout)
-	}
-	// A member that hangs (paused, cut off) must not hold the caller for the whole
-	// request's time: its lease expires meanwhile, and the caller's retry (same
-	// Idempotency-Key) then reaches the entity's next owner.
-	if cap := time.Now().Add(maxForwardTime); cap.Before(deadline) && !req.Patient {
-		deadline = cap
 	}
 	remaining := time.Until(deadline)
 	if remaining <= 0 {
@@ -302,6 +380,10 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 		return kit.Wired{}, fmt.Errorf("%w: %s unreachable: %v", kit.ErrNotDelivered, m.Name, err)
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", m.Name)
+	case c.departed(m):
+		// Its connection closed when it was seen to leave (closeTo): the outcome is
+		// unknown, a 504.
+		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s left the cluster while handling the request; the request may have taken effect", m.Name)
 	default:
 		// The connection broke after the request went out (the member died while
 		// handling it): the outcome is unknown, a 504 as for a timeout, never a 503,
@@ -327,6 +409,14 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 		return kit.Wired{}, apierr.New(apierr.ErrUnavailable, "member %s sent an unreadable answer", m.Name)
 	}
 	return ans, nil
+}
+
+// departed reports whether m is no longer in the member list at its address.
+func (c *Cluster) departed(m kit.Member) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	cur, ok := c.members[m.Name]
+	return !ok || cur.Addr != m.Addr
 }
 
 // isRefused reports a connection the other member refused or reset before taking the

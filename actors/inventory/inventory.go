@@ -106,10 +106,6 @@ const syncEntityID = "inventory"
 // runSync asks the sync entity for one sync that ends by Deadline.
 type runSync struct{ Deadline time.Time }
 
-// Patient implements kit.Patient: a sync of a large inventory takes as long as its
-// caller allows, on whichever member runs it.
-func (*runSync) Patient() {}
-
 // Deps are what the sync needs from outside its package.
 type Deps struct {
 	Runtime  *kit.Runtime

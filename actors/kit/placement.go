@@ -34,21 +34,8 @@ type Forwarded struct {
 	Msg  Wired  `json:"msg"`
 	// Tell is set for a message that expects no answer.
 	Tell bool `json:"tell,omitempty"`
-	// Patient is set for a request that may take as long as its caller allows (a
-	// sync): the transport does not cut it short.
-	Patient bool `json:"patient,omitempty"`
 	// Audit is the audit entry of the request, if any (Ctx.Audit).
 	Audit *AuditEntry `json:"audit,omitempty"`
-}
-
-// Patient is implemented by messages whose answer may take long (a sync of the whole
-// inventory): forwarded, they keep their caller's whole deadline instead of the
-// transport's bound on an answer.
-type Patient interface{ Patient() }
-
-func isPatient(msg any) bool {
-	_, ok := msg.(Patient)
-	return ok
 }
 
 // ErrNotDelivered is what a Placement's Forward wraps when the request certainly did
@@ -110,7 +97,7 @@ func (k *Kind) request(ctx context.Context, id string, msg any) (any, error) {
 			}
 			encoded = true
 		}
-		ans, err := p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Patient: isPatient(msg), Audit: AuditOf(ctx)})
+		ans, err := p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Audit: AuditOf(ctx)})
 		if errors.Is(err, ErrNotDelivered) {
 			p.Moved(k.name, id, m)
 			if !pause(ctx, k.rt.Clock, retryPause) {
@@ -319,7 +306,7 @@ func (k *Kind) tellOne(id string, msg any) error {
 			return nil
 		}
 		if err == nil {
-			_, err = p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Tell: true, Patient: isPatient(msg)})
+			_, err = p.Forward(ctx, m, Forwarded{Kind: k.name, ID: id, Msg: w, Tell: true})
 			if err == nil || !errors.Is(err, ErrNotDelivered) {
 				// Delivered, or maybe delivered (the owner did not answer in time): a
 				// second try could apply it twice.

@@ -49,10 +49,6 @@ type restoreMachine struct {
 	Stamp *kit.Stamp
 }
 
-// Patient implements kit.Patient, as createMachine does: it waits its turn behind the
-// tenant's creates.
-func (*restoreMachine) Patient() {}
-
 // RestoreNew restores backup id into a new machine of the tenant req names (else the
 // backup's), within that tenant's quota: the quota is checked and reserved and the
 // machine recorded in one durable step, as a create's, then the restore runs as the

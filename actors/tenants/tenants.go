@@ -239,13 +239,6 @@ type (
 	releaseResize  struct{ MachineID string }
 )
 
-// Patient implements kit.Patient: a tenant's creates go one after another through its
-// one entity, each a quota read and a durable write, so under a burst a create waits
-// there its turn. Forwarded, it keeps its caller's deadline, as it would on the member
-// that owns the entity, rather than the transport's bound on an answer: a create that
-// waited in line is not a member that stopped answering.
-func (*createMachine) Patient() {}
-
 func startTenants(s *system) *Tenants {
 	t := &Tenants{sys: s}
 	t.kind = s.rt.StartKind("tenants", 10*time.Minute, func(id string) kit.Entity {
