@@ -86,9 +86,13 @@ func TestConsoleRefusals(t *testing.T) {
 }
 
 // A display whose viewer only watches stays open past pveproxy's idle timeout: the
-// driver pings the websocket meanwhile, and the session answers afterwards.
+// driver pings the websocket meanwhile, and the session answers afterwards. The idle
+// timeout is thirty pings long: with 300 ms (fifteen pings) the fake once hung up in a
+// CI run, the machine saturated by the other packages' tests and the race detector,
+// when a ping came late (and then no more pings came).
 func TestDisplayKeptAliveWhileIdle(t *testing.T) {
-	d, f := newTest(t, pvefake.Config{WebsocketIdle: 300 * time.Millisecond}, func(c *Config) { c.ConsolePing = 20 * time.Millisecond })
+	t.Parallel()
+	d, f := newTest(t, pvefake.Config{WebsocketIdle: 1500 * time.Millisecond}, func(c *Config) { c.ConsolePing = 50 * time.Millisecond })
 	vmid, err := f.AddVM(pvefake.VMSpec{Node: "pve1", Name: "watched", Status: "running"})
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +106,8 @@ func TestDisplayKeptAliveWhileIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Thirty pings of 20 ms span twice the idle timeout.
-	testwait.Eventually(t, "the driver pings the idle display", func() bool { return f.WebsocketPings() >= 30 })
+	// Sixty pings of 50 ms span twice the idle timeout.
+	testwait.Eventually(t, "the driver pings the idle display", func() bool { return f.WebsocketPings() >= 60 })
 	if err := hypervisortest.RequestUpdate(con, false, si.Width, si.Height); err != nil {
 		t.Fatalf("a request after the idle time: %v", err)
 	}
