@@ -349,8 +349,8 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	// The caller's whole deadline, as on the owner itself: an owner that is busy
 	// (a tenant's creates queued on its entity) answers as late as it would answer
 	// its own clients. One that hangs (paused, or cut off from etcd) does not hold
-	// the request past its lease: a second after the others see it leave they close
-	// their connections to it (closeTo, closeGrace), and the request fails then, its
+	// the request past its lease: closeGrace after the others see it leave they
+	// close their connections to it (closeTo), and the request fails then, its
 	// outcome unknown; the caller's retry (same Idempotency-Key) reaches the entity's
 	// next owner.
 	deadline, ok := ctx.Deadline()
