@@ -472,10 +472,16 @@ func (p *peerAcks) loop(r *ackRound) {
 
 // gone reports whether m's record is no longer in the member list (its lease ended).
 func (c *Cluster) gone(m memberRecord) bool {
+	cur, ok := c.memberNamed(m.Name)
+	return !ok || cur.Lease != m.Lease
+}
+
+// memberNamed is the record of the live member of that name, if there is one.
+func (c *Cluster) memberNamed(name string) (memberRecord, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	cur, ok := c.members[m.Name]
-	return !ok || cur.Lease != m.Lease
+	m, ok := c.members[name]
+	return m, ok
 }
 
 // askSeen asks member m to confirm that its watch reached rev.

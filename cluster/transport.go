@@ -413,9 +413,7 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 
 // departed reports whether m is no longer in the member list at its address.
 func (c *Cluster) departed(m kit.Member) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	cur, ok := c.members[m.Name]
+	cur, ok := c.memberNamed(m.Name)
 	return !ok || cur.Addr != m.Addr
 }
 
