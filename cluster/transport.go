@@ -70,6 +70,13 @@ func newPeerClient(maxConnsPerHost int) *peerClient {
 		Name:                "vmplane-member",
 		MaxConnsPerHost:     maxConnsPerHost,
 		MaxIdleConnDuration: 30 * time.Second,
+		// A connection closed under fasthttp's pool (closeTo) fails the next request
+		// before any of it is sent (errStaleConn): that one is sent again, on another
+		// connection. Nothing else is: every request here is a POST whose outcome is
+		// unknown once it went out.
+		RetryIfErr: func(_ *fasthttp.Request, _ int, err error) (bool, bool) {
+			return false, errors.Is(err, errStaleConn)
+		},
 		// A member that died refuses connections at once, or resets those it had;
 		// one that hangs holds a request until the member is seen to leave (its
 		// lease expires: closeTo) or the request's deadline.
@@ -91,13 +98,32 @@ func newPeerClient(maxConnsPerHost int) *peerClient {
 // peerConn is one of a peerClient's connections.
 type peerConn struct {
 	net.Conn
-	p    *peerClient
-	addr string
-	once sync.Once
+	p      *peerClient
+	addr   string
+	once   sync.Once
+	closed atomic.Bool
+}
+
+// errStaleConn is what a request meets on a connection that was closed before the
+// request began: none of it was sent. closeTo closes the connections to a member that
+// left, and one whose answer came in between closeIdle and closeTo went back to
+// fasthttp's pool of idle connections first, which still lists it.
+var errStaleConn = errors.New("connection closed before the request began")
+
+// SetWriteDeadline is the first thing fasthttp does with a connection for a request:
+// on one already closed it fails with errStaleConn, so that the request is known not
+// to have been sent (a write fails alike on a connection closed under it, with the
+// request perhaps half sent).
+func (c *peerConn) SetWriteDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return errStaleConn
+	}
+	return c.Conn.SetWriteDeadline(t)
 }
 
 // Close closes the connection and forgets it.
 func (c *peerConn) Close() error {
+	c.closed.Store(true)
 	c.once.Do(func() {
 		c.p.mu.Lock()
 		delete(c.p.conns, c)
@@ -227,6 +253,9 @@ func (c *Cluster) closeTo(m memberRecord) {
 	if l != nil {
 		n += l.client.closeTo(m.Addr)
 	}
+	// A connection whose answer came after closeIdle went back to the pool: closed
+	// now, it is dropped from there too.
+	c.closeIdle()
 	if n > 0 {
 		c.log.Info("closed the connections to the member that left", zap.String("member", m.Name),
 			zap.String("addr", m.Addr), zap.Int("connections", n))
@@ -376,7 +405,8 @@ func (c *Cluster) Forward(ctx context.Context, m kit.Member, req kit.Forwarded) 
 	err = t.client.do(hreq, resp, deadline)
 	switch {
 	case err == nil:
-	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err):
+	case errors.Is(err, fasthttp.ErrDialTimeout) || errors.Is(err, fasthttp.ErrNoFreeConns) || isRefused(err) ||
+		errors.Is(err, errStaleConn):
 		return kit.Wired{}, fmt.Errorf("%w: %s unreachable: %v", kit.ErrNotDelivered, m.Name, err)
 	case errors.Is(err, fasthttp.ErrTimeout):
 		return kit.Wired{}, apierr.New(apierr.ErrTimeout, "member %s did not answer in time; the request may have taken effect", m.Name)

@@ -196,3 +196,31 @@ func TestAForwardToAHungOwnerEndsWhenItLeaves(t *testing.T) {
 		t.Fatal("the forward lasted until the request's deadline")
 	}
 }
+
+// A connection to a member that was busy when the member left goes back to fasthttp's
+// pool once its answer is read, and closeTo closes it there: the pool still lists it.
+// When the member comes back at the same address, a forward that takes that
+// connection must know that nothing was sent (not delivered: sent again), never
+// answer "may have taken effect".
+func TestAForwardOnAConnectionClosedInThePoolIsNotSent(t *testing.T) {
+	a, _, owner := busyOwner(t, time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := a.Forward(ctx, owner, askThings); err != nil {
+		t.Fatalf("first forward: %v", err)
+	}
+	// The state closeTo leaves when the answer came in between closeIdle and it:
+	// the connection closed, in the pool.
+	if n := a.transport.client.closeTo(owner.Addr); n != 1 {
+		t.Fatalf("closed %d connections to b; want the one the forward used", n)
+	}
+	_, err := a.Forward(ctx, owner, askThings)
+	if err != nil && !errors.Is(err, kit.ErrNotDelivered) {
+		t.Fatalf("forward on the closed connection: %v; want not delivered", err)
+	}
+	// fasthttp dropped the closed connection: the request goes out on a new one.
+	ans, err := a.Forward(ctx, owner, askThings)
+	if err != nil || !strings.Contains(string(ans.Body), "answered late") {
+		t.Fatalf("forward after it: %s, %v; want the entity's answer", ans.Body, err)
+	}
+}
