@@ -78,13 +78,10 @@ deb rpm:
 ## themselves); then the generated API client of clientcheck/ (its own module) against
 ## a real server. vet builds with -trimpath, as docs' README test builds its server in a
 ## copy of the checkout: that build then reuses vet's compiles instead of compiling the
-## server again beside the race tests (minutes on two cores, past the test's bound).
-## The two longest packages are named first: go test starts packages in the order it is
-## given them (./... adds the rest, once), so app and the browser tests no longer start
-## last, when only one of its -p slots is left for them to run in.
+## server again beside the race tests (minutes on two cores, past the test's bound)
 test:
 	$(GO) vet -trimpath ./...
-	$(GO) test -race -count=1 -timeout 15m ./app ./ui/uitest ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 	VMPLANE_TEST_WIRE=1 $(GO) test -race -count=1 -timeout 5m \
 		$$(grep -rlE --include='*.go' 'wiretest\.FromEnv' actors | xargs -n1 dirname | sort -u | sed 's|^|./|')
 	cd clientcheck && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 5m ./...
