@@ -85,6 +85,10 @@ type Config struct {
 	StoreCacheMB    int
 	StoreSyncEach   bool
 	PprofAddr       string
+	// HeapFloorMB is the heap (MiB) the Go collector lets the process grow to before it
+	// collects, at least (0: GOGC's pace alone). vmplane serve keeps it; GOGC set in
+	// the environment wins, and a soft memory limit caps it at half the limit.
+	HeapFloorMB int
 	// MetricsAddr, when set, is the address of a listener of its own for /metrics,
 	// which the API's listener then does not serve.
 	MetricsAddr  string
@@ -317,6 +321,7 @@ func (c *Config) table() []setting {
 		num(&c.ActorMaxLive, "actor-max-live", "VMPLANE_ACTOR_MAX_LIVE", 10000, "entity actors of one kind kept in memory at most; beyond it the least recently used idle ones are stopped (health checks are not counted: they run their probes)"),
 		str(&c.MetricsAddr, "metrics-addr", "VMPLANE_METRICS_ADDR", "", "serve /metrics on this address of its own (e.g. 127.0.0.1:9090), and not on the API's address (empty: /metrics is a route of the API)"),
 		str(&c.PprofAddr, "pprof-addr", "VMPLANE_PPROF_ADDR", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060; empty: off); keep it on loopback"),
+		num(&c.HeapFloorMB, "heap-floor-mb", "VMPLANE_HEAP_FLOOR_MB", 160, "the heap, in MiB, the Go collector lets the server grow to before it collects, at least: fewer collections under load, for steadier latencies (0: GOGC's pace alone; GOGC set in the environment wins; at most half a soft memory limit)"),
 		boolean(&c.StoreSyncEach, "store-sync-each-write", "VMPLANE_STORE_SYNC_EACH_WRITE", false, "give every write its own synced transaction instead of group commit: slower, only a baseline for benchmarks"),
 		i64(&c.SimSeed, "sim-seed", "VMPLANE_SIM_SEED", 1, "seed of the simulated cluster (sim driver)"),
 		num(&c.SimNodes, "sim-nodes", "VMPLANE_SIM_NODES", 3, "number of simulated nodes (sim driver)"),
@@ -612,6 +617,7 @@ func (c *Config) validate() error {
 			return c.bad("hypervisor-check-interval", c.HypervisorCheckInterval, "must be positive")
 		}},
 		{c.StoreCacheMB < 0, func() *ConfigError { return c.bad("store-cache-mb", c.StoreCacheMB, "must not be negative") }},
+		{c.HeapFloorMB < 0, func() *ConfigError { return c.bad("heap-floor-mb", c.HeapFloorMB, "must not be negative (0: none)") }},
 		{c.StoreMemTableMB < 8 || c.StoreMemTableMB > 256, func() *ConfigError {
 			return c.bad("store-memtable-mb", c.StoreMemTableMB, "must be 8..256")
 		}},

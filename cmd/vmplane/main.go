@@ -152,6 +152,7 @@ func serve(cfg app.Config, stderr io.Writer) int {
 	}
 	defer log.Sync() //nolint:errcheck // nothing useful to do when stderr is gone
 	applySoftMemoryLimit(log)
+	defer keepHeapFloor(cfg.HeapFloorMB, log)()
 
 	// Password hashes are computed in child processes at the lowest priority: this
 	// binary, as `vmplane hash-worker`.
