@@ -33,11 +33,7 @@ func gcPercentFor(live, floor uint64, base int) int {
 	if live == 0 || live >= floor {
 		return base
 	}
-	pct := (floor - live) * 100 / live
-	if pct > heapFloorMaxPercent {
-		pct = heapFloorMaxPercent
-	}
-	return max(base, int(pct))
+	return max(base, int(min((floor-live)*100/live, heapFloorMaxPercent)))
 }
 
 // heapFloorFor is the floor to keep given the wanted one, GOGC from the environment

@@ -24,11 +24,12 @@ func TestGCPercentFor(t *testing.T) {
 		{"a few megabytes at start: bounded", 2 * mib, 160 * mib, 100, heapFloorMaxPercent},
 		{"never below the base", 150 * mib, 160 * mib, 100, 100},
 	} {
-		if got := gcPercentFor(c.live, c.floor, c.base); got != c.want {
-			t.Errorf("%s: gcPercentFor(%d MiB, %d MiB, %d) = %d; want %d", c.name, c.live/mib, c.floor/mib, c.base, got, c.want)
+		pct := gcPercentFor(c.live, c.floor, c.base)
+		if pct != c.want {
+			t.Errorf("%s: gcPercentFor(%d MiB, %d MiB, %d) = %d; want %d", c.name, c.live/mib, c.floor/mib, c.base, pct, c.want)
 		}
 		// The goal it gives reaches the floor whenever the bound allows.
-		if pct := gcPercentFor(c.live, c.floor, c.base); c.live > 0 && pct < heapFloorMaxPercent &&
+		if c.live > 0 && pct < heapFloorMaxPercent &&
 			c.live*uint64(100+pct)/100 < c.floor-c.live/100 {
 			t.Errorf("%s: goal %d MiB under the floor %d MiB", c.name, c.live*uint64(100+pct)/100/mib, c.floor/mib)
 		}
