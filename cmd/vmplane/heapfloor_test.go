@@ -20,7 +20,7 @@ func TestGCPercentFor(t *testing.T) {
 		{"no collection yet: nothing known", 0, 160 * mib, 100, 100},
 		{"the live heap at the floor", 160 * mib, 160 * mib, 100, 100},
 		{"a million machines' heap, far above it", 1200 * mib, 160 * mib, 100, 100},
-		{"just under half the floor", 81 * mib, 160 * mib, 100, 100},
+		{"just over half the floor", 81 * mib, 160 * mib, 100, 100},
 		{"a few megabytes at start: bounded", 2 * mib, 160 * mib, 100, heapFloorMaxPercent},
 		{"never below the base", 150 * mib, 160 * mib, 100, 100},
 	} {
